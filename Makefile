@@ -1,0 +1,152 @@
+# bpftrace-rec: one entry point to build, test, sanitize, benchmark and
+# install. Quiet unless V=1; artifacts under $(OUT).
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.SECONDARY:
+
+VERSION   := 0.1.0
+OUT       ?= build
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+PROTOC_C  ?= protoc-c
+BATS      ?= bats
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+		-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+PKGS      := libbpf libprotobuf-c json-c libarchive zlib libelf libcap
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS    ?= -O2 -g
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ifeq ($(SAN),1)
+override CFLAGS += $(SAN_FLAGS) -O1
+override LDFLAGS += $(SAN_FLAGS)
+endif
+WARN      := -Wall -Wextra -Werror
+override CPPFLAGS += -D_GNU_SOURCE -DBTR_VERSION='"$(VERSION)"' \
+		-Iuserspace -Ibpf -I$(OUT) -I$(OUT)/protos $(PKG_CFLAGS)
+override CFLAGS += -std=c11 -MMD -MP
+LDLIBS    := $(PKG_LIBS) -lm
+
+# BPF
+BPF_SRC   := bpf/sched.bpf.c
+BPF_OBJ   := $(OUT)/sched.bpf.o
+SKEL      := $(OUT)/sched.skel.h
+CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+# Protos (generated, never committed)
+PROTOS    := $(wildcard protos/perfetto/*.proto)
+PB_C      := $(patsubst protos/%.proto,$(OUT)/protos/%.pb-c.c,$(PROTOS))
+PB_H      := $(PB_C:.c=.h)
+PB_OBJ    := $(PB_C:.c=.o)
+
+# Userspace: every .c under userspace/, main.c only in the binary
+SRCS      := $(shell find userspace -name '*.c' | sort)
+OBJS      := $(patsubst %.c,$(OUT)/%.o,$(SRCS))
+LIB_OBJS  := $(filter-out $(OUT)/userspace/main.o,$(OBJS)) $(PB_OBJ)
+BIN       := $(OUT)/bpftrace-rec
+
+# Tests: each tests/unit/test_*.c is a program; helpers in tests/tools/
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
+
+.PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench
+
+all: $(BIN) $(TOOL_BINS)
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+$(OUT)/protos/%.pb-c.c $(OUT)/protos/%.pb-c.h: protos/%.proto
+	$(call msg,PROTOC,$<)
+	$(Q)mkdir -p $(OUT)/protos
+	$(Q)$(PROTOC_C) --c_out=$(OUT)/protos -Iprotos $<
+
+$(OUT)/protos/%.pb-c.o: $(OUT)/protos/%.pb-c.c $(PB_H)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Wno-unused-parameter -c $< -o $@
+
+$(BPF_OBJ): $(BPF_SRC) bpf/record.h vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(OUT)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(CLANG_SYS_INCLUDES) \
+		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name sched_bpf > $@
+
+$(OUT)/userspace/%.o: userspace/%.c $(PB_H) $(SKEL)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(BIN): $(OBJS) $(PB_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+$(OUT)/tests/%: tests/tools/%.c
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $< -o $@
+
+# unit: C tests of pure logic, no root. cli: bats tests that record for
+# real (root). test: both.
+unit: $(UNIT_BINS)
+	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+cli: all
+	$(Q)BTR_BIN=$(abspath $(BIN)) BTR_TOOLS=$(abspath $(OUT)/tests) \
+		$(BATS) tests/cli
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory cli
+
+# The whole suite again, userspace built with ASan and UBSan.
+sanitize: deps
+	$(Q)ASAN_OPTIONS=detect_leaks=1 $(MAKE) --no-print-directory OUT=$(OUT)/san SAN=1 CC=clang unit cli
+
+record: deps all
+	$(Q)$(BIN) -o trace.pb $(RECORD_ARGS)
+
+vmlinux:
+	$(Q)scripts/gen-vmlinux.sh $(ARCH)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/bpftrace-rec
+	install -m 0644 scripts/bpftrace-rec.8 $(DESTDIR)$(PREFIX)/share/man/man8/bpftrace-rec.8
+	install -m 0644 scripts/bpftrace-rec.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpftrace-rec
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/bpftrace-rec \
+		$(DESTDIR)$(PREFIX)/share/man/man8/bpftrace-rec.8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpftrace-rec
+
+clean:
+	rm -rf $(OUT)
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

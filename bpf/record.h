@@ -1,0 +1,154 @@
+/* Record layout shared by the BPF programs (bpf/) and the reader
+ * (userspace/): every record a BPF program writes into its CPU's ring buffer
+ * is one of these fixed-layout structs. Fixed-width types, explicit padding,
+ * sizes checked at compile time on both sides. */
+#ifndef BTR_RECORD_H
+#define BTR_RECORD_H
+
+#ifdef __bpf__
+/* vmlinux.h already provides the __u* types. */
+#else
+#include <linux/types.h>
+#endif
+
+#define BTR_COMM_LEN 16
+#define BTR_FILENAME_LEN 128
+
+/* Record kinds. Values are part of the ring ABI: append only. */
+enum btr_rec_type {
+	BTR_REC_SWITCH = 1,
+	BTR_REC_WAKING = 2,
+	BTR_REC_WAKEUP_NEW = 3,
+	BTR_REC_NEWTASK = 4,
+	BTR_REC_RENAME = 5,
+	BTR_REC_FORK = 6,
+	BTR_REC_EXEC = 7,
+	BTR_REC_EXIT = 8,
+	BTR_REC_FREE = 9,
+	BTR_REC_CLOCK = 10,
+	BTR_REC_TYPE_MAX = 11,
+};
+
+/* Programs whose invocations are counted (BTR_PROG_*), independently of
+ * what they manage to write: the conservation check of the loss
+ * accounting compares these with records read plus drops. */
+enum btr_prog {
+	BTR_PROG_SWITCH,
+	BTR_PROG_WAKING,
+	BTR_PROG_WAKEUP_NEW,
+	BTR_PROG_NEWTASK,
+	BTR_PROG_RENAME,
+	BTR_PROG_FORK,
+	BTR_PROG_EXEC,
+	BTR_PROG_EXIT,
+	BTR_PROG_FREE,
+	BTR_PROG_MAX,
+};
+
+/* Common header. `ts` is CLOCK_BOOTTIME ns (bpf_ktime_get_boot_ns());
+ * `lost` is how many records this CPU failed to reserve since its previous
+ * successful record; `pid` is the current task (ftrace's common_pid). */
+struct btr_hdr {
+	__u64 ts;
+	__u32 lost;
+	__s32 pid;
+	__u16 type;
+	__u16 common_flags; /* 0x08 hardirq, 0x10 softirq, as ftrace */
+	__u32 pad;
+};
+
+struct btr_switch {
+	struct btr_hdr h;
+	__s64 prev_state; /* sched_switch tracepoint "report" format */
+	__s32 prev_pid;
+	__s32 prev_prio;
+	__s32 next_pid;
+	__s32 next_prio;
+	char prev_comm[BTR_COMM_LEN];
+	char next_comm[BTR_COMM_LEN];
+};
+
+/* sched_waking and sched_wakeup_new */
+struct btr_wakeup {
+	struct btr_hdr h;
+	__s32 pid;
+	__s32 prio;
+	__s32 target_cpu;
+	__s32 pad;
+	char comm[BTR_COMM_LEN];
+};
+
+struct btr_newtask {
+	struct btr_hdr h;
+	__u64 clone_flags;
+	__s32 pid; /* the new task */
+	__s32 oom_score_adj;
+	char comm[BTR_COMM_LEN];
+};
+
+struct btr_rename {
+	struct btr_hdr h;
+	__s32 pid;
+	__s32 oom_score_adj;
+	char oldcomm[BTR_COMM_LEN];
+	char newcomm[BTR_COMM_LEN];
+};
+
+struct btr_fork {
+	struct btr_hdr h;
+	__s32 parent_pid;
+	__s32 child_pid;
+	__s32 child_tgid;
+	__s32 pad;
+	char parent_comm[BTR_COMM_LEN];
+	char child_comm[BTR_COMM_LEN];
+};
+
+struct btr_exec {
+	struct btr_hdr h;
+	__s32 pid;
+	__s32 old_pid;
+	char filename[BTR_FILENAME_LEN];
+};
+
+/* sched_process_exit and sched_process_free */
+struct btr_exit {
+	struct btr_hdr h;
+	__s32 pid;
+	__s32 tgid;
+	__s32 prio;
+	__s32 pad;
+	char comm[BTR_COMM_LEN];
+};
+
+/* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
+ * in the kernel. `seq` matches the request userspace made. */
+struct btr_clock {
+	struct btr_hdr h;
+	__u64 mono;
+	__u64 tai;
+	__u64 boot_after;
+	__u64 seq;
+};
+
+/* Per-CPU accounting kept by the BPF side (a per-CPU array of one entry):
+ * invocations of each program, and reserve failures. */
+struct btr_cpu_acct {
+	__u64 runs[BTR_PROG_MAX];
+	__u64 lost_total;   /* every reserve failure on this CPU */
+	__u64 lost_pending; /* failures not yet reported on a record */
+};
+
+#define BTR_CHECK_SIZE(t, n)                                                   \
+	_Static_assert(sizeof(struct t) == (n), #t " layout changed")
+BTR_CHECK_SIZE(btr_hdr, 24);
+BTR_CHECK_SIZE(btr_switch, 80);
+BTR_CHECK_SIZE(btr_wakeup, 56);
+BTR_CHECK_SIZE(btr_newtask, 56);
+BTR_CHECK_SIZE(btr_rename, 64);
+BTR_CHECK_SIZE(btr_fork, 72);
+BTR_CHECK_SIZE(btr_exec, 160);
+BTR_CHECK_SIZE(btr_exit, 56);
+BTR_CHECK_SIZE(btr_clock, 56);
+
+#endif

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Scheduler capture: one BPF program per scheduler tracepoint, each writing a
+ * fixed-layout record (bpf/record.h) into the ring buffer of the CPU it runs
+ * on. Every program exists twice, as tp_btf (preferred) and raw_tp
+ * (fallback); userspace enables one set with bpf_program__set_autoload().
+ * Reserve failures are counted per CPU and reported on the CPU's next
+ * record. Records are submitted without waking the reader, unless the ring
+ * is filled past a threshold. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "record.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by userspace between open and load. */
+const volatile __u64 wakeup_bytes = 1 << 21; /* force a wakeup past this fill */
+
+/* One ring buffer per possible CPU; userspace sizes the outer array and
+ * creates the inner rings. */
+struct ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* template only: real sizes set at run time */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct btr_cpu_acct);
+} acct SEC(".maps");
+
+/* Kernels before 5.14 named the task state field `state`. */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+struct task_struct___nocpu {
+	struct thread_info thread_info;
+} __attribute__((preserve_access_index));
+
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+/* A reservation in progress: the ring it came from and the record. */
+struct resv {
+	void *ring;
+	struct btr_hdr *rec;
+};
+
+static __always_inline struct btr_cpu_acct *acct_get(enum btr_prog prog)
+{
+	__u32 zero = 0;
+	struct btr_cpu_acct *a = bpf_map_lookup_elem(&acct, &zero);
+
+	if (a && prog < BTR_PROG_MAX)
+		a->runs[prog]++;
+	return a;
+}
+
+/* Reserves `size` bytes on this CPU's ring and fills the common header.
+ * On failure counts the loss; the next record of this CPU reports it. */
+static __always_inline struct resv reserve(struct btr_cpu_acct *a, __u32 size,
+					   __u16 type)
+{
+	struct resv r = {};
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	r.ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (r.ring)
+		r.rec = bpf_ringbuf_reserve(r.ring, size, 0);
+	if (!r.rec) {
+		if (a) {
+			a->lost_total++;
+			a->lost_pending++;
+		}
+		return r;
+	}
+	r.rec->ts = bpf_ktime_get_boot_ns();
+	r.rec->lost = 0;
+	if (a) {
+		r.rec->lost = (__u32)a->lost_pending;
+		a->lost_pending = 0;
+	}
+	r.rec->pid = (__s32)bpf_get_current_pid_tgid();
+	r.rec->type = type;
+	r.rec->common_flags = 0;
+	r.rec->pad = 0;
+	return r;
+}
+
+static __always_inline void submit(struct resv r)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(r.ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(r.rec, flags);
+}
+
+static __always_inline void read_comm(char *dst, struct task_struct *t)
+{
+	bpf_core_read(dst, BTR_COMM_LEN, &t->comm);
+}
+
+static __always_inline int task_cpu(struct task_struct *t)
+{
+	struct task_struct___cpu *tc = (void *)t;
+	struct task_struct___nocpu *tn = (void *)t;
+
+	if (bpf_core_field_exists(tn->thread_info.cpu))
+		return BPF_CORE_READ(tn, thread_info.cpu);
+	return BPF_CORE_READ(tc, cpu);
+}
+
+static __always_inline __u32 raw_task_state(struct task_struct *t)
+{
+	struct task_struct___old *to = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ(to, state);
+}
+
+static __always_inline int oom_score_adj(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, signal, oom_score_adj);
+}
+
+/* Converts the raw state to what the classic sched_switch tracepoint
+ * reports (__trace_sched_switch_state): preempted -> TASK_REPORT_MAX
+ * (0x100), else one bit: the highest of the reportable state bits. */
+static __always_inline __s64 report_state(bool preempt, __u32 state,
+					  struct task_struct *prev)
+{
+	__u32 s;
+
+	if (preempt)
+		return 0x100;
+	s = (state | (__u32)BPF_CORE_READ(prev, exit_state)) & 0x7f;
+	if ((state & 0x402) == 0x402) /* TASK_IDLE */
+		s = 0x80;
+	if (state & 0x1000) /* TASK_RTLOCK_WAIT */
+		s = 0x02;
+	/* keep only the highest set bit (s < 0x100) */
+	s |= s >> 1;
+	s |= s >> 2;
+	s |= s >> 4;
+	return (__s64)(s - (s >> 1));
+}
+
+static __always_inline int do_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, __u32 state)
+{
+	struct btr_cpu_acct *a = acct_get(BTR_PROG_SWITCH);
+	struct resv r = reserve(a, sizeof(struct btr_switch), BTR_REC_SWITCH);
+	struct btr_switch *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->prev_state = report_state(preempt, state, prev);
+	e->prev_pid = BPF_CORE_READ(prev, pid);
+	e->prev_prio = BPF_CORE_READ(prev, prio);
+	e->next_pid = BPF_CORE_READ(next, pid);
+	e->next_prio = BPF_CORE_READ(next, prio);
+	read_comm(e->prev_comm, prev);
+	read_comm(e->next_comm, next);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int do_wakeup(struct task_struct *p, enum btr_prog prog,
+				     __u16 type)
+{
+	struct btr_cpu_acct *a = acct_get(prog);
+	struct resv r = reserve(a, sizeof(struct btr_wakeup), type);
+	struct btr_wakeup *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->pid = BPF_CORE_READ(p, pid);
+	e->prio = BPF_CORE_READ(p, prio);
+	e->target_cpu = task_cpu(p);
+	e->pad = 0;
+	read_comm(e->comm, p);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int do_newtask(struct task_struct *p, __u64 flags)
+{
+	struct btr_cpu_acct *a = acct_get(BTR_PROG_NEWTASK);
+	struct resv r = reserve(a, sizeof(struct btr_newtask), BTR_REC_NEWTASK);
+	struct btr_newtask *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->clone_flags = flags;
+	e->pid = BPF_CORE_READ(p, pid);
+	e->oom_score_adj = oom_score_adj(p);
+	read_comm(e->comm, p);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int do_rename(struct task_struct *p, const char *comm)
+{
+	struct btr_cpu_acct *a = acct_get(BTR_PROG_RENAME);
+	struct resv r = reserve(a, sizeof(struct btr_rename), BTR_REC_RENAME);
+	struct btr_rename *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->pid = BPF_CORE_READ(p, pid);
+	e->oom_score_adj = oom_score_adj(p);
+	read_comm(e->oldcomm, p);
+	__builtin_memset(e->newcomm, 0, BTR_COMM_LEN);
+	bpf_probe_read_kernel_str(e->newcomm, BTR_COMM_LEN, comm);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int do_fork(struct task_struct *parent,
+				   struct task_struct *child)
+{
+	struct btr_cpu_acct *a = acct_get(BTR_PROG_FORK);
+	struct resv r = reserve(a, sizeof(struct btr_fork), BTR_REC_FORK);
+	struct btr_fork *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->parent_pid = BPF_CORE_READ(parent, pid);
+	e->child_pid = BPF_CORE_READ(child, pid);
+	e->child_tgid = BPF_CORE_READ(child, tgid);
+	e->pad = 0;
+	read_comm(e->parent_comm, parent);
+	read_comm(e->child_comm, child);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int do_exec(struct task_struct *p, int old_pid,
+				   struct linux_binprm *bprm)
+{
+	struct btr_cpu_acct *a = acct_get(BTR_PROG_EXEC);
+	struct resv r = reserve(a, sizeof(struct btr_exec), BTR_REC_EXEC);
+	struct btr_exec *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->pid = BPF_CORE_READ(p, pid);
+	e->old_pid = old_pid;
+	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
+	bpf_probe_read_kernel_str(e->filename, BTR_FILENAME_LEN,
+				  BPF_CORE_READ(bprm, filename));
+	submit(r);
+	return 0;
+}
+
+static __always_inline int do_exit(struct task_struct *p, enum btr_prog prog,
+				   __u16 type)
+{
+	struct btr_cpu_acct *a = acct_get(prog);
+	struct resv r = reserve(a, sizeof(struct btr_exit), type);
+	struct btr_exit *e = (void *)r.rec;
+
+	if (!e)
+		return 0;
+	e->pid = BPF_CORE_READ(p, pid);
+	e->tgid = BPF_CORE_READ(p, tgid);
+	e->prio = BPF_CORE_READ(p, prio);
+	e->pad = 0;
+	read_comm(e->comm, p);
+	submit(r);
+	return 0;
+}
+
+/* Each tracepoint gets a tp_btf and a raw_tp program with the same body. */
+#define BTR_TP(tp, name, args, body)                                           \
+	SEC("tp_btf/" #tp) int BPF_PROG(btf_##name, args) { body }             \
+	SEC("raw_tp/" #tp) int BPF_PROG(raw_##name, args) { body }
+#define ARGS(...) __VA_ARGS__
+
+/* Kernels >= 5.18 pass prev_state; older ones need the task's state. */
+BTR_TP(sched_switch, sched_switch,
+       ARGS(bool preempt, struct task_struct *prev, struct task_struct *next,
+	    unsigned int prev_state),
+       return do_switch(preempt, prev, next, prev_state);)
+BTR_TP(sched_switch, sched_switch_old,
+       ARGS(bool preempt, struct task_struct *prev, struct task_struct *next),
+       return do_switch(preempt, prev, next, raw_task_state(prev));)
+BTR_TP(sched_waking, sched_waking, ARGS(struct task_struct *p),
+       return do_wakeup(p, BTR_PROG_WAKING, BTR_REC_WAKING);)
+BTR_TP(sched_wakeup_new, sched_wakeup_new, ARGS(struct task_struct *p),
+       return do_wakeup(p, BTR_PROG_WAKEUP_NEW, BTR_REC_WAKEUP_NEW);)
+BTR_TP(task_newtask, task_newtask, ARGS(struct task_struct *p, __u64 flags),
+       return do_newtask(p, flags);)
+BTR_TP(task_rename, task_rename, ARGS(struct task_struct *p, const char *comm),
+       return do_rename(p, comm);)
+BTR_TP(sched_process_fork, sched_process_fork,
+       ARGS(struct task_struct *parent, struct task_struct *child),
+       return do_fork(parent, child);)
+BTR_TP(sched_process_exec, sched_process_exec,
+       ARGS(struct task_struct *p, int old_pid, struct linux_binprm *bprm),
+       return do_exec(p, old_pid, bprm);)
+BTR_TP(sched_process_exit, sched_process_exit, ARGS(struct task_struct *p),
+       return do_exit(p, BTR_PROG_EXIT, BTR_REC_EXIT);)
+BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
+       return do_exit(p, BTR_PROG_FREE, BTR_REC_FREE);)
+
+/* Clock sync, run on demand by userspace (BPF_PROG_TEST_RUN): BOOTTIME,
+ * MONOTONIC and TAI read back to back in the kernel, then BOOTTIME again so
+ * userspace can see how tight the reads were. */
+SEC("raw_tp")
+int BPF_PROG(clock_sync, __u64 seq)
+{
+	struct resv r = reserve(NULL, sizeof(struct btr_clock), BTR_REC_CLOCK);
+	struct btr_clock *e = (void *)r.rec;
+
+	if (!e)
+		return 1;
+	e->h.ts = bpf_ktime_get_boot_ns();
+	e->mono = bpf_ktime_get_ns();
+	e->tai = 0;
+	if (bpf_core_enum_value_exists(enum bpf_func_id,
+				       BPF_FUNC_ktime_get_tai_ns))
+		e->tai = bpf_ktime_get_tai_ns();
+	e->boot_after = bpf_ktime_get_boot_ns();
+	e->seq = seq;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}

@@ -1,0 +1,880 @@
+/* Unit tests of the per-CPU FtraceEventBundle encoder (encode/bundle.c):
+ * records go in, packets are collected by a test sink, decoded with
+ * protobuf-c and compared with what went in. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "encode/bundle.h"
+#include "encode/packet.h"
+#include "perfetto/trace.pb-c.h"
+#include "unit.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__FtraceEventBundle Bundle;
+typedef Perfetto__Protos__FtraceEventBundle__CompactSched CompactSched;
+typedef Perfetto__Protos__FtraceEvent FtraceEvent;
+
+#define CPU 3
+#define SEQ 7
+
+/* ---- test sink: keeps a copy of every packet ---- */
+
+struct pkt {
+	uint32_t seq;
+	uint8_t *buf;
+	size_t len;
+};
+
+struct coll {
+	struct packet_sink sink;
+	struct pkt *p;
+	size_t n, cap;
+	int fail; /* when non-zero, write returns it */
+};
+
+static int coll_write(struct packet_sink *s, uint32_t seq, const uint8_t *buf,
+		      size_t len)
+{
+	struct coll *c = s->ctx;
+
+	if (c->fail)
+		return c->fail;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->p = realloc(c->p, c->cap * sizeof(*c->p));
+	}
+	c->p[c->n].seq = seq;
+	c->p[c->n].buf = malloc(len ? len : 1);
+	memcpy(c->p[c->n].buf, buf, len);
+	c->p[c->n++].len = len;
+	return 0;
+}
+
+static void coll_init(struct coll *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->sink.write = coll_write;
+	c->sink.ctx = c;
+}
+
+static void coll_free(struct coll *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->p[i].buf);
+	free(c->p);
+}
+
+static Packet *unpack(const struct coll *c, size_t i)
+{
+	return perfetto__protos__trace_packet__unpack(NULL, c->p[i].len,
+						      c->p[i].buf);
+}
+
+/* ---- records ---- */
+
+static void put_comm(char *dst, const char *src)
+{
+	size_t n = strnlen(src, BTR_COMM_LEN);
+
+	memset(dst, 0, BTR_COMM_LEN);
+	memcpy(dst, src, n);
+}
+
+static void hdr(struct btr_hdr *h, enum btr_rec_type type, uint64_t ts,
+		int32_t pid)
+{
+	memset(h, 0, sizeof(*h));
+	h->type = type;
+	h->ts = ts;
+	h->pid = pid;
+}
+
+static struct btr_switch mk_switch(uint64_t ts, int32_t next_pid,
+				   const char *comm, int64_t state)
+{
+	struct btr_switch r;
+
+	memset(&r, 0, sizeof(r));
+	hdr(&r.h, BTR_REC_SWITCH, ts, 1);
+	r.prev_state = state;
+	r.next_pid = next_pid;
+	r.next_prio = 100 + next_pid % 40;
+	put_comm(r.prev_comm, "prev");
+	put_comm(r.next_comm, comm);
+	return r;
+}
+
+static struct btr_wakeup mk_waking(uint64_t ts, int32_t pid, const char *comm,
+				   uint16_t flags)
+{
+	struct btr_wakeup r;
+
+	memset(&r, 0, sizeof(r));
+	hdr(&r.h, BTR_REC_WAKING, ts, 2);
+	r.h.common_flags = flags;
+	r.pid = pid;
+	r.prio = 120 - pid % 20;
+	r.target_cpu = pid % 8;
+	put_comm(r.comm, comm);
+	return r;
+}
+
+#define ADD(b, rec) bundle_enc_add((b), &(rec).h, sizeof(rec))
+
+/* ---- decoding: compact events back to absolute values ---- */
+
+struct dec_ev {
+	uint64_t ts;
+	int64_t state;
+	int32_t pid, prio, target_cpu;
+	uint32_t flags;
+	char comm[BTR_COMM_LEN + 1];
+	size_t bundle;
+};
+
+struct decoded {
+	struct dec_ev *sw, *wk;
+	size_t n_sw, n_wk, n_bundles;
+	uint64_t *prev_end; /* per bundle */
+	bool *lost;         /* per bundle */
+	size_t max_table;
+};
+
+/* TP's way: a signed 64-bit accumulator (wrapping, as two's complement). */
+static uint64_t undelta(int64_t *acc, uint64_t delta)
+{
+	*acc = (int64_t)((uint64_t)*acc + delta);
+	return (uint64_t)*acc;
+}
+
+static void dec_comm(struct dec_ev *e, const CompactSched *cs, uint32_t idx)
+{
+	CHECK(idx < cs->n_intern_table);
+	if (idx < cs->n_intern_table)
+		snprintf(e->comm, sizeof(e->comm), "%s", cs->intern_table[idx]);
+}
+
+static void dec_switches(struct decoded *d, const CompactSched *cs)
+{
+	int64_t acc = 0;
+	size_t i, n = cs->n_switch_timestamp;
+
+	CHECK(cs->n_switch_prev_state == n && cs->n_switch_next_pid == n &&
+	      cs->n_switch_next_prio == n && cs->n_switch_next_comm_index == n);
+	for (i = 0; i < n; i++) {
+		struct dec_ev *e = &d->sw[d->n_sw++];
+
+		e->ts = undelta(&acc, cs->switch_timestamp[i]);
+		e->state = cs->switch_prev_state[i];
+		e->pid = cs->switch_next_pid[i];
+		e->prio = cs->switch_next_prio[i];
+		e->bundle = d->n_bundles;
+		dec_comm(e, cs, cs->switch_next_comm_index[i]);
+	}
+}
+
+static void dec_wakings(struct decoded *d, const CompactSched *cs)
+{
+	int64_t acc = 0;
+	size_t i, n = cs->n_waking_timestamp;
+
+	CHECK(cs->n_waking_pid == n && cs->n_waking_target_cpu == n &&
+	      cs->n_waking_prio == n && cs->n_waking_comm_index == n &&
+	      cs->n_waking_common_flags == n);
+	for (i = 0; i < n; i++) {
+		struct dec_ev *e = &d->wk[d->n_wk++];
+
+		e->ts = undelta(&acc, cs->waking_timestamp[i]);
+		e->pid = cs->waking_pid[i];
+		e->target_cpu = cs->waking_target_cpu[i];
+		e->prio = cs->waking_prio[i];
+		e->flags = cs->waking_common_flags[i];
+		e->bundle = d->n_bundles;
+		dec_comm(e, cs, cs->waking_comm_index[i]);
+	}
+}
+
+/* Decodes every collected packet; `max` bounds the compact events. */
+static void decode(struct decoded *d, const struct coll *c, size_t max)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->sw = calloc(max, sizeof(*d->sw));
+	d->wk = calloc(max, sizeof(*d->wk));
+	d->prev_end = calloc(c->n + 1, sizeof(*d->prev_end));
+	d->lost = calloc(c->n + 1, sizeof(*d->lost));
+	for (i = 0; i < c->n; i++) {
+		Packet *p = unpack(c, i);
+		const Bundle *b = p ? p->ftrace_events : NULL;
+
+		CHECK(b != NULL);
+		if (!b) {
+			perfetto__protos__trace_packet__free_unpacked(p, NULL);
+			continue;
+		}
+		CHECK(c->p[i].seq == SEQ && b->has_cpu && b->cpu == CPU);
+		CHECK(b->has_previous_bundle_end_timestamp);
+		d->prev_end[d->n_bundles] = b->previous_bundle_end_timestamp;
+		d->lost[d->n_bundles] = b->has_lost_events && b->lost_events;
+		if (b->compact_sched) {
+			CHECK(b->compact_sched->n_intern_table <=
+			      BUNDLE_MAX_COMMS);
+			if (b->compact_sched->n_intern_table > d->max_table)
+				d->max_table = b->compact_sched->n_intern_table;
+			dec_switches(d, b->compact_sched);
+			dec_wakings(d, b->compact_sched);
+		}
+		d->n_bundles++;
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	}
+}
+
+static void decoded_free(struct decoded *d)
+{
+	free(d->sw);
+	free(d->wk);
+	free(d->prev_end);
+	free(d->lost);
+}
+
+static void check_switch(const struct dec_ev *e, const struct btr_switch *r)
+{
+	CHECK_EQ_I64(e->ts, r->h.ts);
+	CHECK_EQ_I64(e->state, r->prev_state);
+	CHECK_EQ_I64(e->pid, r->next_pid);
+	CHECK_EQ_I64(e->prio, r->next_prio);
+	CHECK(strncmp(e->comm, r->next_comm, BTR_COMM_LEN) == 0);
+}
+
+static void check_waking(const struct dec_ev *e, const struct btr_wakeup *r)
+{
+	CHECK_EQ_I64(e->ts, r->h.ts);
+	CHECK_EQ_I64(e->pid, r->pid);
+	CHECK_EQ_I64(e->prio, r->prio);
+	CHECK_EQ_I64(e->target_cpu, r->target_cpu);
+	CHECK_EQ_I64(e->flags, r->h.common_flags);
+	CHECK(strncmp(e->comm, r->comm, BTR_COMM_LEN) == 0);
+}
+
+/* ---- raw wire walking, to check packed fields appear exactly once ---- */
+
+static bool wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t byte = *(*p)++;
+
+		*v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return true;
+		shift += 7;
+	}
+	return false;
+}
+
+/* Counts field `id` in a message; `*sub` = payload of its last LEN
+ * occurrence. Returns -1 on a malformed message or a non-LEN occurrence. */
+static int wire_count(const uint8_t *buf, size_t len, uint32_t id,
+		      const uint8_t **sub, size_t *sublen)
+{
+	const uint8_t *p = buf, *end = buf + len;
+	int count = 0;
+	uint64_t key, v;
+
+	while (p < end) {
+		if (!wire_varint(&p, end, &key))
+			return -1;
+		switch (key & 7) {
+		case 0:
+			if (!wire_varint(&p, end, &v))
+				return -1;
+			break;
+		case 1:
+		case 5:
+			v = (key & 7) == 1 ? 8 : 4;
+			if (v > (uint64_t)(end - p))
+				return -1;
+			p += v;
+			break;
+		case 2:
+			if (!wire_varint(&p, end, &v) ||
+			    v > (uint64_t)(end - p))
+				return -1;
+			if ((key >> 3) == id) {
+				*sub = p;
+				*sublen = v;
+			}
+			p += v;
+			break;
+		default:
+			return -1;
+		}
+		if ((key >> 3) == id && (key & 7) != 2)
+			return -1;
+		count += (key >> 3) == id;
+	}
+	return p == end ? count : -1;
+}
+
+/* ---- tests ---- */
+
+static void test_roundtrip_compact(void)
+{
+	struct btr_switch sw[4] = {
+		mk_switch(1000000000100ULL, 100, "foo", 0),
+		mk_switch(1000000001100ULL, 0, "swapper/3", 1),
+		mk_switch(1000000001200ULL, 101, "bar", 0x100),
+		mk_switch(1000000005000ULL, 100, "foo", -1),
+	};
+	struct btr_wakeup wk[3] = {
+		mk_waking(1000000000900ULL, 101, "bar", 0),
+		mk_waking(1000000001150ULL, 100, "foo", 0x08),
+		mk_waking(1000000004000ULL, 102, "baz", 0x10),
+	};
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	size_t i;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	CHECK(b != NULL);
+	CHECK_EQ_I64(ADD(b, sw[0]), 0);
+	CHECK_EQ_I64(ADD(b, wk[0]), 0);
+	CHECK_EQ_I64(ADD(b, sw[1]), 0);
+	CHECK_EQ_I64(ADD(b, wk[1]), 0);
+	CHECK_EQ_I64(ADD(b, sw[2]), 0);
+	CHECK_EQ_I64(ADD(b, wk[2]), 0);
+	CHECK_EQ_I64(ADD(b, sw[3]), 0);
+	CHECK_EQ_I64(c.n, 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0); /* nothing pending: no packet */
+	CHECK_EQ_I64(c.n, 1);
+
+	decode(&d, &c, 16);
+	CHECK_EQ_I64(d.n_bundles, 1);
+	CHECK_EQ_I64(d.n_sw, 4);
+	CHECK_EQ_I64(d.n_wk, 3);
+	CHECK_EQ_I64(d.max_table, 4); /* foo swapper/3 bar baz */
+	for (i = 0; i < 4 && i < d.n_sw; i++)
+		check_switch(&d.sw[i], &sw[i]);
+	for (i = 0; i < 3 && i < d.n_wk; i++)
+		check_waking(&d.wk[i], &wk[i]);
+	CHECK_EQ_I64(d.prev_end[0], 0);
+	CHECK(!d.lost[0]);
+
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_SWITCH], 4);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_WAKING], 3);
+	CHECK_EQ_I64(bundle_enc_stats(b)->bundles, 1);
+	CHECK_EQ_I64(bundle_enc_stats(b)->last_ts, 1000000005000ULL);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+static void test_wire_packed_once(void)
+{
+	static const uint32_t packed[] = { 1, 2, 3, 4, 6, 7, 8, 9, 10, 11,
+					   12 };
+	const uint8_t *bundle = NULL, *cs = NULL, *unused;
+	size_t bundle_len = 0, cs_len = 0, unused_len, i;
+	struct bundle_enc *b;
+	struct coll c;
+	uint64_t ts = 5000;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < 300; i++) {
+		struct btr_switch sw = mk_switch(ts += 7, (int32_t)i, "a", 1);
+		struct btr_wakeup wk = mk_waking(ts += 3, (int32_t)i, "b", 0);
+
+		CHECK(ADD(b, sw) == 0 && ADD(b, wk) == 0);
+	}
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(c.n, 1);
+	CHECK_EQ_I64(c.p[0].buf[0], 0x0a); /* ftrace_events first */
+	CHECK_EQ_I64(wire_count(c.p[0].buf, c.p[0].len, 1, &bundle,
+				&bundle_len), 1);
+	CHECK_EQ_I64(wire_count(bundle, bundle_len, 4, &cs, &cs_len), 1);
+	for (i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
+		CHECK_EQ_I64(wire_count(cs, cs_len, packed[i], &unused,
+					&unused_len), 1);
+	CHECK_EQ_I64(wire_count(cs, cs_len, 5, &unused, &unused_len), 2);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+/* 3000 switches and wakings over 200 distinct comms: new bundles start as
+ * the intern table fills; timestamps and comms survive every boundary. */
+static void test_many_comms(void)
+{
+	enum { N = 3000, COMMS = 200 };
+	struct btr_switch *sw = calloc(N, sizeof(*sw));
+	struct btr_wakeup *wk = calloc(N, sizeof(*wk));
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	uint64_t ts = 123456789;
+	size_t i;
+	char comm[32];
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < N; i++) {
+		snprintf(comm, sizeof(comm), "task-%zu", (i * 7) % COMMS);
+		sw[i] = mk_switch(ts += 1 + i % 1000, (int32_t)i, comm, i % 3);
+		snprintf(comm, sizeof(comm), "w-%zu", (i * 13) % COMMS);
+		wk[i] = mk_waking(ts += 5, (int32_t)i, comm, 0);
+		CHECK(ADD(b, sw[i]) == 0 && ADD(b, wk[i]) == 0);
+	}
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	decode(&d, &c, N);
+	CHECK(d.n_bundles * BUNDLE_MAX_COMMS >= 2 * COMMS);
+	CHECK_EQ_I64(d.max_table, BUNDLE_MAX_COMMS);
+	CHECK_EQ_I64(d.n_sw, N);
+	CHECK_EQ_I64(d.n_wk, N);
+	for (i = 0; i < N && i < d.n_sw && i < d.n_wk; i++) {
+		check_switch(&d.sw[i], &sw[i]);
+		check_waking(&d.wk[i], &wk[i]);
+	}
+	CHECK_EQ_I64(bundle_enc_stats(b)->bundles, d.n_bundles);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+	free(sw);
+	free(wk);
+}
+
+static void test_out_of_order(void)
+{
+	struct btr_switch sw[3] = {
+		mk_switch(1000, 1, "a", 0),
+		mk_switch(500, 2, "b", 0),
+		mk_switch(2000, 3, "c", 0),
+	};
+	struct btr_wakeup wk[2] = {
+		mk_waking(UINT64_C(1) << 62, 1, "a", 0),
+		mk_waking(7, 2, "a", 0),
+	};
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	size_t i;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_I64(ADD(b, sw[i]), 0);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ_I64(ADD(b, wk[i]), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	decode(&d, &c, 4);
+	CHECK_EQ_I64(d.n_sw, 3);
+	CHECK_EQ_I64(d.n_wk, 2);
+	for (i = 0; i < 3 && i < d.n_sw; i++)
+		check_switch(&d.sw[i], &sw[i]);
+	for (i = 0; i < 2 && i < d.n_wk; i++)
+		check_waking(&d.wk[i], &wk[i]);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+static struct btr_exit mk_free(uint64_t ts, int32_t pid, const char *comm)
+{
+	struct btr_exit r;
+
+	memset(&r, 0, sizeof(r));
+	hdr(&r.h, BTR_REC_FREE, ts, 9);
+	r.pid = pid;
+	r.tgid = pid;
+	r.prio = 120;
+	put_comm(r.comm, comm);
+	return r;
+}
+
+/* previous_bundle_end_timestamp: 0, then the last event (compact or
+ * regular) of the previous bundle; lost_events on exactly the bundle after
+ * a loss; the sequence flag only on the first packet. */
+static void test_bundle_header_fields(void)
+{
+	struct btr_switch s1 = mk_switch(100, 1, "a", 0);
+	struct btr_exit f1 = mk_free(150, 5, "gone");
+	struct btr_switch s2 = mk_switch(200, 2, "b", 0);
+	struct btr_switch s3 = mk_switch(300, 3, "c", 0);
+	struct btr_wakeup w4 = mk_waking(400, 4, "d", 0);
+	struct btr_switch s5 = mk_switch(500, 5, "e", 0);
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	size_t i;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	CHECK(ADD(b, s1) == 0 && ADD(b, f1) == 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0); /* bundle 0: ends at 150 */
+	CHECK_EQ_I64(ADD(b, s2), 0);
+	s3.h.lost = 4; /* flushes s2 alone: bundle 1 */
+	CHECK_EQ_I64(ADD(b, s3), 0);
+	CHECK_EQ_I64(c.n, 2);
+	CHECK_EQ_I64(ADD(b, w4), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0); /* bundle 2: s3 w4, lost */
+	CHECK_EQ_I64(bundle_enc_note_lost(b, 3), 0); /* nothing pending */
+	CHECK_EQ_I64(c.n, 3);
+	CHECK_EQ_I64(ADD(b, s5), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0); /* bundle 3: s5, lost */
+
+	decode(&d, &c, 8);
+	CHECK_EQ_I64(d.n_bundles, 4);
+	CHECK_EQ_I64(d.prev_end[0], 0);
+	CHECK_EQ_I64(d.prev_end[1], 150);
+	CHECK_EQ_I64(d.prev_end[2], 200);
+	CHECK_EQ_I64(d.prev_end[3], 400);
+	CHECK(!d.lost[0] && !d.lost[1] && d.lost[2] && d.lost[3]);
+	CHECK_EQ_I64(d.sw[2].bundle, 2);
+	CHECK_EQ_I64(d.wk[0].bundle, 2);
+	CHECK_EQ_I64(bundle_enc_stats(b)->lost, 7);
+	for (i = 0; i < c.n; i++) {
+		Packet *p = unpack(&c, i);
+
+		CHECK(p && p->has_sequence_flags == (i == 0));
+		if (p && i == 0)
+			CHECK_EQ_I64(p->sequence_flags,
+				     SEQ_FLAG_INCREMENTAL_STATE_CLEARED);
+		CHECK(p && p->optional_trusted_packet_sequence_id_case &&
+		      p->trusted_packet_sequence_id == SEQ);
+		CHECK(p && !p->has_timestamp);
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	}
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+/* One of each regular record type, then the decoded FtraceEvents. */
+union any_rec {
+	struct btr_hdr h;
+	struct btr_wakeup wakeup;
+	struct btr_newtask newtask;
+	struct btr_rename rename;
+	struct btr_fork fork;
+	struct btr_exec exec;
+	struct btr_exit exit;
+};
+
+static size_t mk_regulars(union any_rec *r)
+{
+	static const enum btr_rec_type types[] = {
+		BTR_REC_WAKEUP_NEW, BTR_REC_NEWTASK, BTR_REC_RENAME,
+		BTR_REC_FORK,       BTR_REC_EXEC,    BTR_REC_EXIT,
+		BTR_REC_FREE,
+	};
+	size_t i, n = sizeof(types) / sizeof(types[0]);
+
+	memset(r, 0, n * sizeof(*r));
+	for (i = 0; i < n; i++)
+		hdr(&r[i].h, types[i], 1000 + i, 40 + (int32_t)i);
+	r[0].wakeup.pid = 50;
+	r[0].wakeup.prio = 110;
+	r[0].wakeup.target_cpu = 2;
+	put_comm(r[0].wakeup.comm, "child");
+	r[1].newtask.pid = 51;
+	r[1].newtask.clone_flags = 0x10000 | 0x100;
+	r[1].newtask.oom_score_adj = -17;
+	put_comm(r[1].newtask.comm, "sh");
+	r[2].rename.pid = 52;
+	r[2].rename.oom_score_adj = 300;
+	put_comm(r[2].rename.oldcomm, "sh");
+	put_comm(r[2].rename.newcomm, "ls");
+	r[3].fork.parent_pid = 53;
+	r[3].fork.child_pid = 54;
+	put_comm(r[3].fork.parent_comm, "bash");
+	put_comm(r[3].fork.child_comm, "bash");
+	r[4].exec.pid = 55;
+	r[4].exec.old_pid = 56;
+	strcpy(r[4].exec.filename, "/usr/bin/ls");
+	r[5].exit.pid = 57;
+	r[5].exit.tgid = 58;
+	r[5].exit.prio = 120;
+	put_comm(r[5].exit.comm, "ls");
+	r[6].exit.pid = 59;
+	r[6].exit.prio = 139;
+	put_comm(r[6].exit.comm, "zombie");
+	return n;
+}
+
+static void check_regulars(const FtraceEvent *const *ev)
+{
+	const Perfetto__Protos__SchedWakeupNewFtraceEvent *wn;
+	const Perfetto__Protos__TaskNewtaskFtraceEvent *nt;
+	const Perfetto__Protos__TaskRenameFtraceEvent *rn;
+	const Perfetto__Protos__SchedProcessForkFtraceEvent *fk;
+	const Perfetto__Protos__SchedProcessExecFtraceEvent *ex;
+	const Perfetto__Protos__SchedProcessExitFtraceEvent *xt;
+	const Perfetto__Protos__SchedProcessFreeFtraceEvent *fr;
+
+	CHECK(ev[0]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_WAKEUP_NEW);
+	wn = ev[0]->sched_wakeup_new;
+	CHECK_STR(wn->comm, "child");
+	CHECK(wn->pid == 50 && wn->prio == 110 && wn->target_cpu == 2);
+	CHECK(wn->has_success && wn->success == 1);
+	CHECK(ev[1]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_TASK_NEWTASK);
+	nt = ev[1]->task_newtask;
+	CHECK_STR(nt->comm, "sh");
+	CHECK(nt->pid == 51 && nt->clone_flags == 0x10100 &&
+	      nt->has_oom_score_adj && nt->oom_score_adj == -17);
+	CHECK(ev[2]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_TASK_RENAME);
+	rn = ev[2]->task_rename;
+	CHECK_STR(rn->oldcomm, "sh");
+	CHECK_STR(rn->newcomm, "ls");
+	CHECK(rn->pid == 52 && rn->oom_score_adj == 300);
+	CHECK(ev[3]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_FORK);
+	fk = ev[3]->sched_process_fork;
+	CHECK_STR(fk->parent_comm, "bash");
+	CHECK_STR(fk->child_comm, "bash");
+	CHECK(fk->parent_pid == 53 && fk->child_pid == 54);
+	CHECK(ev[4]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_EXEC);
+	ex = ev[4]->sched_process_exec;
+	CHECK_STR(ex->filename, "/usr/bin/ls");
+	CHECK(ex->pid == 55 && ex->old_pid == 56);
+	CHECK(ev[5]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_EXIT);
+	xt = ev[5]->sched_process_exit;
+	CHECK_STR(xt->comm, "ls");
+	CHECK(xt->pid == 57 && xt->tgid == 58 && xt->prio == 120);
+	CHECK(ev[6]->event_case ==
+	      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_FREE);
+	fr = ev[6]->sched_process_free;
+	CHECK_STR(fr->comm, "zombie");
+	CHECK(fr->pid == 59 && fr->prio == 139);
+}
+
+static void test_regular_types(void)
+{
+	union any_rec r[8];
+	size_t i, n = mk_regulars(r);
+	struct bundle_enc *b;
+	struct coll c;
+	Packet *p;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < n; i++)
+		CHECK_EQ_I64(bundle_enc_add(b, &r[i].h, sizeof(r[i])), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(c.n, 1);
+	p = unpack(&c, 0);
+	CHECK(p && p->ftrace_events && !p->ftrace_events->compact_sched);
+	if (p && p->ftrace_events && p->ftrace_events->n_event == n) {
+		for (i = 0; i < n; i++) {
+			const FtraceEvent *e = p->ftrace_events->event[i];
+
+			CHECK(e->has_timestamp && e->timestamp == 1000 + i);
+			CHECK(e->has_pid && e->pid == 40 + i);
+		}
+		check_regulars((const FtraceEvent *const *)
+				       p->ftrace_events->event);
+	} else {
+		CHECK(!"7 regular events");
+	}
+	for (i = BTR_REC_WAKEUP_NEW; i <= BTR_REC_FREE; i++)
+		CHECK_EQ_I64(bundle_enc_stats(b)->events[i], 1);
+	CHECK_EQ_I64(bundle_enc_stats(b)->last_ts, 1006);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+/* Comms filling their whole field (no NUL) stay bounded; garbage after a
+ * NUL does not make a distinct comm. Records are heap blocks of exactly
+ * their size so that the sanitizers catch any over-read. */
+static void test_unterminated_strings(void)
+{
+	struct btr_wakeup *w = malloc(sizeof(*w));
+	struct btr_exec *x = malloc(sizeof(*x));
+	struct btr_switch s1 = mk_switch(10, 1, "ab", 0);
+	struct btr_switch s2 = mk_switch(20, 2, "ab", 0);
+	struct bundle_enc *b;
+	struct coll c;
+	Packet *p;
+
+	*w = mk_waking(5, 3, "", 0);
+	memset(w->comm, 'w', BTR_COMM_LEN);
+	memset(x, 0, sizeof(*x));
+	hdr(&x->h, BTR_REC_EXEC, 30, 4);
+	memset(x->filename, 'f', BTR_FILENAME_LEN);
+	memcpy(s2.next_comm + 3, "junk", 4);
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	CHECK_EQ_I64(bundle_enc_add(b, &w->h, sizeof(*w)), 0);
+	CHECK_EQ_I64(ADD(b, s1), 0);
+	CHECK_EQ_I64(ADD(b, s2), 0);
+	CHECK_EQ_I64(bundle_enc_add(b, &x->h, sizeof(*x)), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	p = unpack(&c, 0);
+	CHECK(p && p->ftrace_events && p->ftrace_events->compact_sched);
+	if (p && p->ftrace_events && p->ftrace_events->compact_sched) {
+		const CompactSched *cs = p->ftrace_events->compact_sched;
+
+		CHECK_EQ_I64(cs->n_intern_table, 2);
+		CHECK_EQ_I64(strlen(cs->intern_table[0]), BTR_COMM_LEN);
+		CHECK_STR(cs->intern_table[1], "ab");
+		CHECK(cs->n_switch_next_comm_index == 2 &&
+		      cs->switch_next_comm_index[0] == 1 &&
+		      cs->switch_next_comm_index[1] == 1);
+		CHECK_EQ_I64(p->ftrace_events->n_event, 1);
+		CHECK_EQ_I64(strlen(p->ftrace_events->event[0]
+					    ->sched_process_exec->filename),
+			     BTR_FILENAME_LEN);
+	}
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	bundle_enc_free(b);
+	coll_free(&c);
+	free(w);
+	free(x);
+}
+
+static void test_malformed(void)
+{
+	struct btr_switch sw = mk_switch(10, 1, "a", 0);
+	struct btr_clock clk;
+	struct bundle_enc *b;
+	struct coll c;
+	union any_rec r[8];
+	size_t i, n = mk_regulars(r);
+	uint16_t bad[] = { 0, BTR_REC_CLOCK, BTR_REC_TYPE_MAX, 0xffff };
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	memset(&clk, 0, sizeof(clk));
+	hdr(&clk.h, BTR_REC_CLOCK, 5, 0);
+	CHECK_EQ_I64(ADD(b, clk), -EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sw.h.type = bad[i];
+		CHECK_EQ_I64(ADD(b, sw), -EINVAL);
+	}
+	sw.h.type = BTR_REC_SWITCH;
+	CHECK_EQ_I64(bundle_enc_add(b, &sw.h, sizeof(sw) - 1), -EINVAL);
+	CHECK_EQ_I64(bundle_enc_add(b, &sw.h, sizeof(sw.h) - 1), -EINVAL);
+	CHECK_EQ_I64(bundle_enc_add(b, NULL, sizeof(sw)), -EINVAL);
+	for (i = 0; i < n; i++)
+		CHECK_EQ_I64(bundle_enc_add(b, &r[i].h, sizeof(r[i].h)),
+			     -EINVAL);
+	CHECK_EQ_I64(bundle_enc_stats(b)->rejected, 8 + n);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(c.n, 0);
+	CHECK_EQ_I64(bundle_enc_add(b, &sw.h, sizeof(sw) + 8), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(c.n, 1);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+/* Bundles stop at BUNDLE_MAX_EVENTS, with or without a flush. */
+static void test_event_cap(void)
+{
+	enum { N = 2 * BUNDLE_MAX_EVENTS + 100 };
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	size_t i;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < N; i++) {
+		struct btr_switch sw = mk_switch(1000 + i, (int32_t)i, "x", 0);
+
+		CHECK(ADD(b, sw) == 0);
+	}
+	CHECK_EQ_I64(c.n, 2);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	decode(&d, &c, N);
+	CHECK_EQ_I64(d.n_bundles, 3);
+	CHECK_EQ_I64(d.n_sw, N);
+	CHECK_EQ_I64(d.sw[BUNDLE_MAX_EVENTS].bundle, 1);
+	CHECK_EQ_I64(d.sw[BUNDLE_MAX_EVENTS].ts, 1000 + BUNDLE_MAX_EVENTS);
+	CHECK_EQ_I64(d.prev_end[1], 1000 + BUNDLE_MAX_EVENTS - 1);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_SWITCH], N);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+/* Exec records are large: the byte estimate closes bundles before the
+ * event cap does. */
+static void test_byte_cap(void)
+{
+	struct bundle_enc *b;
+	struct btr_exec x;
+	struct coll c;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	hdr(&x.h, BTR_REC_EXEC, 1, 1);
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < 1000; i++)
+		CHECK(ADD(b, x) == 0);
+	CHECK(c.n >= 2);
+	for (i = 0; i < c.n; i++)
+		CHECK(c.p[i].len < 2 * BUNDLE_MAX_BYTES);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+/* A failing sink: the error comes back, the next bundle is flagged lost,
+ * and the sequence flag waits for the first packet actually written. */
+static void test_sink_error(void)
+{
+	struct btr_switch s1 = mk_switch(10, 1, "a", 0);
+	struct btr_switch s2 = mk_switch(20, 2, "b", 0);
+	struct bundle_enc *b;
+	struct coll c;
+	Packet *p;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	CHECK_EQ_I64(ADD(b, s1), 0);
+	c.fail = -EIO;
+	CHECK_EQ_I64(bundle_enc_flush(b), -EIO);
+	c.fail = 0;
+	CHECK_EQ_I64(ADD(b, s2), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(c.n, 1);
+	CHECK_EQ_I64(bundle_enc_stats(b)->bundles, 1);
+	p = unpack(&c, 0);
+	CHECK(p && p->ftrace_events && p->ftrace_events->lost_events);
+	CHECK(p && p->has_sequence_flags &&
+	      p->sequence_flags == SEQ_FLAG_INCREMENTAL_STATE_CLEARED);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
+int main(void)
+{
+	RUN(test_roundtrip_compact);
+	RUN(test_wire_packed_once);
+	RUN(test_many_comms);
+	RUN(test_out_of_order);
+	RUN(test_bundle_header_fields);
+	RUN(test_regular_types);
+	RUN(test_unterminated_strings);
+	RUN(test_malformed);
+	RUN(test_event_cap);
+	RUN(test_byte_cap);
+	RUN(test_sink_error);
+	return unit_finish();
+}

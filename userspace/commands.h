@@ -1,0 +1,17 @@
+/* The subcommands of bpftrace-rec. Each takes the arguments after the
+ * subcommand name (argv[0] is the subcommand) and returns the exit status. */
+#ifndef BTR_COMMANDS_H
+#define BTR_COMMANDS_H
+
+/* Exit statuses shared by every command. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,     /* runtime failure */
+	EXIT_LOSS = 3,     /* stats --fail-on-loss: data was lost */
+	EXIT_USAGE = 64,   /* bad command line (EX_USAGE) */
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+#endif

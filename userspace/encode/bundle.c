@@ -1,0 +1,513 @@
+/* Per-CPU FtraceEventBundle encoder. sched_switch and sched_waking records
+ * are appended to preallocated CompactSched arrays (per-bundle comm intern
+ * table, delta-encoded timestamps); the rare other records are copied and
+ * converted to regular FtraceEvents when the bundle is emitted. */
+#include "encode/bundle.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode/packet.h"
+#include "perfetto/ftrace.pb-c.h"
+
+typedef Perfetto__Protos__FtraceEvent FtraceEvent;
+typedef Perfetto__Protos__FtraceEventBundle Bundle;
+typedef Perfetto__Protos__FtraceEventBundle__CompactSched CompactSched;
+
+/* Size estimates that drive the BUNDLE_MAX_BYTES cap: a compact event is a
+ * handful of short varints; a regular one is about its record. */
+#define EST_COMPACT_EVENT 12
+#define EST_REGULAR_EXTRA 16
+#define EST_COMM_EXTRA 2
+
+#define EV_CASE(name) PERFETTO__PROTOS__FTRACE_EVENT__EVENT_##name
+
+#define SET(msg, field, value)                                                 \
+	do {                                                                   \
+		(msg)->has_##field = 1;                                        \
+		(msg)->field = (value);                                        \
+	} while (0)
+
+/* A comm as the intern table compares it: the bytes up to the first NUL
+ * (at most BTR_COMM_LEN), zero-padded, so garbage after a NUL is ignored. */
+union comm_key {
+	uint64_t w[2];
+	char c[BTR_COMM_LEN];
+};
+_Static_assert(sizeof(union comm_key) == BTR_COMM_LEN, "comm key size");
+
+/* Copy of a regular record, converted in place when the bundle is emitted. */
+union reg_rec {
+	struct btr_hdr h;
+	struct btr_wakeup wakeup;
+	struct btr_newtask newtask;
+	struct btr_rename rename;
+	struct btr_fork fork;
+	struct btr_exec exec;
+	struct btr_exit exit;
+};
+
+union reg_msg {
+	Perfetto__Protos__SchedWakeupNewFtraceEvent wakeup_new;
+	Perfetto__Protos__TaskNewtaskFtraceEvent newtask;
+	Perfetto__Protos__TaskRenameFtraceEvent rename;
+	Perfetto__Protos__SchedProcessForkFtraceEvent fork;
+	Perfetto__Protos__SchedProcessExecFtraceEvent exec;
+	Perfetto__Protos__SchedProcessExitFtraceEvent exit;
+	Perfetto__Protos__SchedProcessFreeFtraceEvent free;
+};
+
+struct reg_slot {
+	union reg_rec rec;
+	FtraceEvent ev;
+	union reg_msg msg;
+	/* NUL-terminated copies of the strings, for protobuf-c */
+	char s1[BTR_FILENAME_LEN + 1];
+	char s2[BTR_COMM_LEN + 1];
+};
+
+struct bundle_enc {
+	uint32_t cpu, seq_id;
+	struct packet_sink *sink;
+	bool cleared_sent; /* SEQ_FLAG_INCREMENTAL_STATE_CLEARED emitted */
+	bool lost_pending; /* next bundle gets lost_events */
+	uint64_t prev_end_ts, last_ts;
+	size_t est_bytes;
+
+	/* CompactSched streams of the pending bundle */
+	size_t n_sw, n_wk;
+	uint64_t sw_prev_ts, wk_prev_ts;
+	uint64_t sw_ts[BUNDLE_MAX_EVENTS];
+	int64_t sw_state[BUNDLE_MAX_EVENTS];
+	int32_t sw_pid[BUNDLE_MAX_EVENTS], sw_prio[BUNDLE_MAX_EVENTS];
+	uint32_t sw_comm[BUNDLE_MAX_EVENTS];
+	uint64_t wk_ts[BUNDLE_MAX_EVENTS];
+	int32_t wk_pid[BUNDLE_MAX_EVENTS], wk_cpu[BUNDLE_MAX_EVENTS];
+	int32_t wk_prio[BUNDLE_MAX_EVENTS];
+	uint32_t wk_comm[BUNDLE_MAX_EVENTS], wk_flags[BUNDLE_MAX_EVENTS];
+
+	/* intern table of the pending bundle */
+	size_t n_comm;
+	union comm_key comm_key[BUNDLE_MAX_COMMS];
+	char comm_str[BUNDLE_MAX_COMMS][BTR_COMM_LEN + 1];
+	char *comm_ptr[BUNDLE_MAX_COMMS];
+
+	/* regular events of the pending bundle */
+	size_t n_reg, reg_cap;
+	struct reg_slot *reg;
+	FtraceEvent **reg_ptr;
+
+	struct bundle_enc_stats stats;
+};
+
+static char *str_copy(char *dst, const char *src, size_t max)
+{
+	size_t n = strnlen(src, max);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return dst;
+}
+
+static void conv_wakeup_new(struct reg_slot *s)
+{
+	const struct btr_wakeup *r = &s->rec.wakeup;
+	Perfetto__Protos__SchedWakeupNewFtraceEvent *m = &s->msg.wakeup_new;
+
+	perfetto__protos__sched_wakeup_new_ftrace_event__init(m);
+	m->comm = str_copy(s->s1, r->comm, BTR_COMM_LEN);
+	SET(m, pid, r->pid);
+	SET(m, prio, r->prio);
+	SET(m, success, 1);
+	SET(m, target_cpu, r->target_cpu);
+	s->ev.event_case = EV_CASE(SCHED_WAKEUP_NEW);
+	s->ev.sched_wakeup_new = m;
+}
+
+static void conv_newtask(struct reg_slot *s)
+{
+	const struct btr_newtask *r = &s->rec.newtask;
+	Perfetto__Protos__TaskNewtaskFtraceEvent *m = &s->msg.newtask;
+
+	perfetto__protos__task_newtask_ftrace_event__init(m);
+	SET(m, pid, r->pid);
+	m->comm = str_copy(s->s1, r->comm, BTR_COMM_LEN);
+	SET(m, clone_flags, r->clone_flags);
+	SET(m, oom_score_adj, r->oom_score_adj);
+	s->ev.event_case = EV_CASE(TASK_NEWTASK);
+	s->ev.task_newtask = m;
+}
+
+static void conv_rename(struct reg_slot *s)
+{
+	const struct btr_rename *r = &s->rec.rename;
+	Perfetto__Protos__TaskRenameFtraceEvent *m = &s->msg.rename;
+
+	perfetto__protos__task_rename_ftrace_event__init(m);
+	SET(m, pid, r->pid);
+	m->oldcomm = str_copy(s->s1, r->oldcomm, BTR_COMM_LEN);
+	m->newcomm = str_copy(s->s2, r->newcomm, BTR_COMM_LEN);
+	SET(m, oom_score_adj, r->oom_score_adj);
+	s->ev.event_case = EV_CASE(TASK_RENAME);
+	s->ev.task_rename = m;
+}
+
+static void conv_fork(struct reg_slot *s)
+{
+	const struct btr_fork *r = &s->rec.fork;
+	Perfetto__Protos__SchedProcessForkFtraceEvent *m = &s->msg.fork;
+
+	perfetto__protos__sched_process_fork_ftrace_event__init(m);
+	m->parent_comm = str_copy(s->s1, r->parent_comm, BTR_COMM_LEN);
+	SET(m, parent_pid, r->parent_pid);
+	m->child_comm = str_copy(s->s2, r->child_comm, BTR_COMM_LEN);
+	SET(m, child_pid, r->child_pid);
+	s->ev.event_case = EV_CASE(SCHED_PROCESS_FORK);
+	s->ev.sched_process_fork = m;
+}
+
+static void conv_exec(struct reg_slot *s)
+{
+	const struct btr_exec *r = &s->rec.exec;
+	Perfetto__Protos__SchedProcessExecFtraceEvent *m = &s->msg.exec;
+
+	perfetto__protos__sched_process_exec_ftrace_event__init(m);
+	m->filename = str_copy(s->s1, r->filename, BTR_FILENAME_LEN);
+	SET(m, pid, r->pid);
+	SET(m, old_pid, r->old_pid);
+	s->ev.event_case = EV_CASE(SCHED_PROCESS_EXEC);
+	s->ev.sched_process_exec = m;
+}
+
+static void conv_exit(struct reg_slot *s)
+{
+	const struct btr_exit *r = &s->rec.exit;
+	Perfetto__Protos__SchedProcessExitFtraceEvent *m = &s->msg.exit;
+
+	perfetto__protos__sched_process_exit_ftrace_event__init(m);
+	m->comm = str_copy(s->s1, r->comm, BTR_COMM_LEN);
+	SET(m, pid, r->pid);
+	SET(m, tgid, r->tgid);
+	SET(m, prio, r->prio);
+	s->ev.event_case = EV_CASE(SCHED_PROCESS_EXIT);
+	s->ev.sched_process_exit = m;
+}
+
+static void conv_free(struct reg_slot *s)
+{
+	const struct btr_exit *r = &s->rec.exit;
+	Perfetto__Protos__SchedProcessFreeFtraceEvent *m = &s->msg.free;
+
+	perfetto__protos__sched_process_free_ftrace_event__init(m);
+	m->comm = str_copy(s->s1, r->comm, BTR_COMM_LEN);
+	SET(m, pid, r->pid);
+	SET(m, prio, r->prio);
+	s->ev.event_case = EV_CASE(SCHED_PROCESS_FREE);
+	s->ev.sched_process_free = m;
+}
+
+/* What this encoder takes, by record type: the minimum length and, for
+ * regular events, the converter. size 0 means "not for this encoder". */
+static const struct rec_kind {
+	size_t size;
+	void (*conv)(struct reg_slot *s);
+} kinds[BTR_REC_TYPE_MAX] = {
+	[BTR_REC_SWITCH] = { sizeof(struct btr_switch), NULL },
+	[BTR_REC_WAKING] = { sizeof(struct btr_wakeup), NULL },
+	[BTR_REC_WAKEUP_NEW] = { sizeof(struct btr_wakeup), conv_wakeup_new },
+	[BTR_REC_NEWTASK] = { sizeof(struct btr_newtask), conv_newtask },
+	[BTR_REC_RENAME] = { sizeof(struct btr_rename), conv_rename },
+	[BTR_REC_FORK] = { sizeof(struct btr_fork), conv_fork },
+	[BTR_REC_EXEC] = { sizeof(struct btr_exec), conv_exec },
+	[BTR_REC_EXIT] = { sizeof(struct btr_exit), conv_exit },
+	[BTR_REC_FREE] = { sizeof(struct btr_exit), conv_free },
+};
+
+struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
+				  struct packet_sink *sink)
+{
+	struct bundle_enc *b = calloc(1, sizeof(*b));
+	size_t i;
+
+	if (!b)
+		return NULL;
+	b->cpu = cpu;
+	b->seq_id = seq_id;
+	b->sink = sink;
+	for (i = 0; i < BUNDLE_MAX_COMMS; i++)
+		b->comm_ptr[i] = b->comm_str[i];
+	return b;
+}
+
+void bundle_enc_free(struct bundle_enc *b)
+{
+	if (!b)
+		return;
+	free(b->reg);
+	free(b->reg_ptr);
+	free(b);
+}
+
+const struct bundle_enc_stats *bundle_enc_stats(const struct bundle_enc *b)
+{
+	return &b->stats;
+}
+
+static size_t pending_events(const struct bundle_enc *b)
+{
+	return b->n_sw + b->n_wk + b->n_reg;
+}
+
+static void fill_compact(struct bundle_enc *b, CompactSched *cs)
+{
+	cs->n_intern_table = b->n_comm;
+	cs->intern_table = b->comm_ptr;
+	cs->n_switch_timestamp = cs->n_switch_prev_state = b->n_sw;
+	cs->n_switch_next_pid = cs->n_switch_next_prio = b->n_sw;
+	cs->n_switch_next_comm_index = b->n_sw;
+	cs->switch_timestamp = b->sw_ts;
+	cs->switch_prev_state = b->sw_state;
+	cs->switch_next_pid = b->sw_pid;
+	cs->switch_next_prio = b->sw_prio;
+	cs->switch_next_comm_index = b->sw_comm;
+	cs->n_waking_timestamp = cs->n_waking_pid = b->n_wk;
+	cs->n_waking_target_cpu = cs->n_waking_prio = b->n_wk;
+	cs->n_waking_comm_index = cs->n_waking_common_flags = b->n_wk;
+	cs->waking_timestamp = b->wk_ts;
+	cs->waking_pid = b->wk_pid;
+	cs->waking_target_cpu = b->wk_cpu;
+	cs->waking_prio = b->wk_prio;
+	cs->waking_comm_index = b->wk_comm;
+	cs->waking_common_flags = b->wk_flags;
+}
+
+/* Converts the copied regular records; the slots no longer move. */
+static void fill_regular(struct bundle_enc *b, Bundle *bundle)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_reg; i++) {
+		struct reg_slot *s = &b->reg[i];
+
+		perfetto__protos__ftrace_event__init(&s->ev);
+		SET(&s->ev, timestamp, s->rec.h.ts);
+		SET(&s->ev, pid, (uint32_t)s->rec.h.pid);
+		kinds[s->rec.h.type].conv(s);
+		b->reg_ptr[i] = &s->ev;
+	}
+	bundle->n_event = b->n_reg;
+	bundle->event = b->reg_ptr;
+}
+
+/* Starts an empty bundle after an emit that returned `err`. */
+static void reset_pending(struct bundle_enc *b, int err)
+{
+	b->prev_end_ts = b->last_ts;
+	b->n_sw = b->n_wk = b->n_reg = b->n_comm = 0;
+	b->sw_prev_ts = b->wk_prev_ts = 0;
+	b->est_bytes = 0;
+	b->lost_pending = err != 0;
+	if (!err) {
+		b->cleared_sent = true;
+		b->stats.bundles++;
+	}
+}
+
+static int emit(struct bundle_enc *b)
+{
+	Perfetto__Protos__TracePacket pkt;
+	Bundle bundle;
+	CompactSched cs;
+	int err;
+
+	perfetto__protos__trace_packet__init(&pkt);
+	perfetto__protos__ftrace_event_bundle__init(&bundle);
+	perfetto__protos__ftrace_event_bundle__compact_sched__init(&cs);
+	SET(&bundle, cpu, b->cpu);
+	SET(&bundle, previous_bundle_end_timestamp, b->prev_end_ts);
+	if (b->lost_pending)
+		SET(&bundle, lost_events, 1);
+	if (b->n_sw || b->n_wk) {
+		fill_compact(b, &cs);
+		bundle.compact_sched = &cs;
+	}
+	if (b->n_reg)
+		fill_regular(b, &bundle);
+	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
+	pkt.ftrace_events = &bundle;
+	if (!b->cleared_sent)
+		SET(&pkt, sequence_flags, SEQ_FLAG_INCREMENTAL_STATE_CLEARED);
+	err = packet_emit(b->sink, b->seq_id, &pkt);
+	reset_pending(b, err);
+	return err;
+}
+
+int bundle_enc_flush(struct bundle_enc *b)
+{
+	return pending_events(b) ? emit(b) : 0;
+}
+
+int bundle_enc_note_lost(struct bundle_enc *b, uint32_t lost)
+{
+	int err;
+
+	if (!lost)
+		return 0;
+	b->stats.lost += lost;
+	err = bundle_enc_flush(b);
+	b->lost_pending = true;
+	return err;
+}
+
+static void comm_key_make(union comm_key *k, const char *comm)
+{
+	size_t n = strnlen(comm, BTR_COMM_LEN);
+
+	memset(k, 0, sizeof(*k));
+	memcpy(k->c, comm, n);
+}
+
+/* Index of `comm` in the intern table, adding it (after emitting the
+ * pending bundle if the table is full). */
+static int comm_index(struct bundle_enc *b, const char *comm, uint32_t *idx)
+{
+	union comm_key k;
+	size_t i;
+	int err;
+
+	comm_key_make(&k, comm);
+	for (i = 0; i < b->n_comm; i++) {
+		if (b->comm_key[i].w[0] == k.w[0] &&
+		    b->comm_key[i].w[1] == k.w[1]) {
+			*idx = (uint32_t)i;
+			return 0;
+		}
+	}
+	if (b->n_comm == BUNDLE_MAX_COMMS) {
+		err = emit(b);
+		if (err)
+			return err;
+	}
+	i = b->n_comm++;
+	b->comm_key[i] = k;
+	memcpy(b->comm_str[i], k.c, BTR_COMM_LEN);
+	b->comm_str[i][BTR_COMM_LEN] = '\0';
+	b->est_bytes += strlen(b->comm_str[i]) + EST_COMM_EXTRA;
+	*idx = (uint32_t)i;
+	return 0;
+}
+
+static int add_switch(struct bundle_enc *b, const struct btr_switch *r)
+{
+	uint32_t comm;
+	size_t i;
+	int err = comm_index(b, r->next_comm, &comm);
+
+	if (err)
+		return err;
+	i = b->n_sw++;
+	b->sw_ts[i] = r->h.ts - b->sw_prev_ts;
+	b->sw_prev_ts = r->h.ts;
+	b->sw_state[i] = r->prev_state;
+	b->sw_pid[i] = r->next_pid;
+	b->sw_prio[i] = r->next_prio;
+	b->sw_comm[i] = comm;
+	b->est_bytes += EST_COMPACT_EVENT;
+	return 0;
+}
+
+static int add_waking(struct bundle_enc *b, const struct btr_wakeup *r)
+{
+	uint32_t comm;
+	size_t i;
+	int err = comm_index(b, r->comm, &comm);
+
+	if (err)
+		return err;
+	i = b->n_wk++;
+	b->wk_ts[i] = r->h.ts - b->wk_prev_ts;
+	b->wk_prev_ts = r->h.ts;
+	b->wk_pid[i] = r->pid;
+	b->wk_cpu[i] = r->target_cpu;
+	b->wk_prio[i] = r->prio;
+	b->wk_comm[i] = comm;
+	b->wk_flags[i] = r->h.common_flags;
+	b->est_bytes += EST_COMPACT_EVENT;
+	return 0;
+}
+
+static int grow_regular(struct bundle_enc *b)
+{
+	size_t cap = b->reg_cap ? b->reg_cap * 2 : 16;
+	struct reg_slot *reg;
+	FtraceEvent **ptr;
+
+	reg = realloc(b->reg, cap * sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	b->reg = reg;
+	ptr = realloc(b->reg_ptr, cap * sizeof(*ptr));
+	if (!ptr)
+		return -ENOMEM;
+	b->reg_ptr = ptr;
+	b->reg_cap = cap;
+	return 0;
+}
+
+static int add_regular(struct bundle_enc *b, const struct btr_hdr *rec,
+		       size_t size)
+{
+	int err;
+
+	if (b->n_reg == b->reg_cap) {
+		err = grow_regular(b);
+		if (err)
+			return err;
+	}
+	memcpy(&b->reg[b->n_reg++].rec, rec, size);
+	b->est_bytes += size + EST_REGULAR_EXTRA;
+	return 0;
+}
+
+static bool rec_valid(const struct btr_hdr *rec, size_t len)
+{
+	return rec && len >= sizeof(*rec) && rec->type < BTR_REC_TYPE_MAX &&
+	       kinds[rec->type].size && len >= kinds[rec->type].size;
+}
+
+static int add_event(struct bundle_enc *b, const struct btr_hdr *rec)
+{
+	switch (rec->type) {
+	case BTR_REC_SWITCH:
+		return add_switch(b, (const struct btr_switch *)rec);
+	case BTR_REC_WAKING:
+		return add_waking(b, (const struct btr_wakeup *)rec);
+	default:
+		return add_regular(b, rec, kinds[rec->type].size);
+	}
+}
+
+int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
+		   size_t len)
+{
+	int err;
+
+	if (!rec_valid(rec, len)) {
+		b->stats.rejected++;
+		return -EINVAL;
+	}
+	err = bundle_enc_note_lost(b, rec->lost);
+	if (err)
+		return err;
+	err = add_event(b, rec);
+	if (err)
+		return err;
+	b->stats.events[rec->type]++;
+	b->last_ts = b->stats.last_ts = rec->ts;
+	if (pending_events(b) >= BUNDLE_MAX_EVENTS ||
+	    b->est_bytes >= BUNDLE_MAX_BYTES)
+		return emit(b);
+	return 0;
+}

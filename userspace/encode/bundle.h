@@ -1,0 +1,57 @@
+/* Per-CPU FtraceEventBundle encoder: turns one CPU's ring records (in ring
+ * order) into TracePackets holding FtraceEventBundles, with sched_switch and
+ * sched_waking in CompactSched form and the other records as regular
+ * FtraceEvents. This is the recorder's hot path: no allocation per record. */
+#ifndef BTR_BUNDLE_H
+#define BTR_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "output/sink.h"
+#include "record.h"
+
+/* A bundle is emitted once it holds this many events, once its estimated
+ * size reaches BUNDLE_MAX_BYTES, or when a new comm would make its
+ * CompactSched intern table exceed BUNDLE_MAX_COMMS entries. */
+#define BUNDLE_MAX_EVENTS 2048
+#define BUNDLE_MAX_BYTES (64 * 1024)
+#define BUNDLE_MAX_COMMS 64
+
+struct bundle_enc_stats {
+	uint64_t events[BTR_REC_TYPE_MAX]; /* encoded, by enum btr_rec_type */
+	uint64_t bundles;                  /* bundles emitted */
+	uint64_t lost;                     /* sum of rec->lost (and noted) */
+	uint64_t rejected;                 /* records refused with -EINVAL */
+	uint64_t last_ts;                  /* timestamp of the last event */
+};
+
+struct bundle_enc;
+
+/* Encoder for the records of CPU `cpu`; packets go to `sink` on sequence
+ * `seq_id`. Returns NULL when out of memory. */
+struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
+				  struct packet_sink *sink);
+
+/* Encodes one ring record of `len` bytes; may emit a bundle. Returns 0,
+ * -EINVAL for a record it does not take (unknown type, BTR_REC_CLOCK, `len`
+ * too short for its type), or the negative errno of a failed emit (the
+ * pending bundle, which may hold this record, is then dropped and the next
+ * bundle is flagged lost_events). */
+int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
+		   size_t len);
+
+/* Accounts `lost` records that did not reach this encoder, e.g. the `lost`
+ * of a clock record handled elsewhere: the next bundle gets lost_events. */
+int bundle_enc_note_lost(struct bundle_enc *b, uint32_t lost);
+
+/* Emits the pending bundle if it holds any event. Returns 0 or a negative
+ * errno. Call it at the end of each drain pass and at stop. */
+int bundle_enc_flush(struct bundle_enc *b);
+
+const struct bundle_enc_stats *bundle_enc_stats(const struct bundle_enc *b);
+
+/* Frees the encoder without emitting: flush first. NULL is allowed. */
+void bundle_enc_free(struct bundle_enc *b);
+
+#endif

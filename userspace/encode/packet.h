@@ -1,0 +1,23 @@
+/* Serializing a protobuf-c TracePacket into a sink, with a reusable
+ * scratch buffer, and the packet sequence ids the recorder uses. */
+#ifndef BTR_PACKET_H
+#define BTR_PACKET_H
+
+#include "output/sink.h"
+#include "perfetto/trace.pb-c.h"
+
+/* Packet sequences (trusted_packet_sequence_id) written by the recorder. */
+enum {
+	SEQ_SERVICE = 1,      /* clock snapshots, config, system info, stats */
+	SEQ_PROCESS_TREE = 2, /* ProcessTree from /proc */
+	SEQ_FTRACE_BASE = 3,  /* + cpu: that CPU's FtraceEventBundles */
+};
+
+#define SEQ_FLAG_INCREMENTAL_STATE_CLEARED 1u
+
+/* Sets the sequence id on `p`, serializes it and hands it to the sink.
+ * Returns 0 or a negative errno. */
+int packet_emit(struct packet_sink *sink, uint32_t seq_id,
+		Perfetto__Protos__TracePacket *p);
+
+#endif

@@ -1,0 +1,152 @@
+/* Buffered, record-atomic writing of the trace file. */
+#include "output/file_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/owner.h"
+
+#define WRITER_BUF (1u << 20)
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
+{
+	*done = 0;
+	while (*done < n) {
+		ssize_t w = write(fd, p + *done, n - *done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -ENOSPC;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+int file_writer_flush(struct file_writer *w)
+{
+	size_t done;
+	int e;
+
+	if (w->err || !w->len)
+		return w->err;
+	e = write_all(w->fd, w->buf, w->len, &done);
+	if (e) {
+		/* Roll back the torn records; the file keeps whole ones. */
+		if (!w->is_stdout && ftruncate(w->fd, (off_t)w->committed) == 0)
+			lseek(w->fd, (off_t)w->committed, SEEK_SET);
+		w->err = e;
+		return e;
+	}
+	w->committed += w->len;
+	w->len = 0;
+	return 0;
+}
+
+static int writer_write(struct packet_sink *s, uint32_t seq_id,
+			const uint8_t *pkt, size_t len)
+{
+	struct file_writer *w = s->ctx;
+	size_t need = len + 11;
+
+	(void)seq_id;
+	if (w->err)
+		return w->err;
+	if (w->len + need > w->cap && file_writer_flush(w))
+		return w->err;
+	if (need > w->cap) {
+		uint8_t *n = realloc(w->buf, need);
+
+		if (!n)
+			return w->err = -ENOMEM;
+		w->buf = n;
+		w->cap = need;
+	}
+	w->buf[w->len++] = 0x0A;
+	w->len += put_varint(w->buf + w->len, len);
+	memcpy(w->buf + w->len, pkt, len);
+	w->len += len;
+	w->packets++;
+	return 0;
+}
+
+int file_writer_open(struct file_writer *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->sink.write = writer_write;
+	w->sink.ctx = w;
+	w->path = strdup(path);
+	w->buf = malloc(WRITER_BUF);
+	if (!w->path || !w->buf)
+		return -ENOMEM;
+	w->cap = WRITER_BUF;
+	if (strcmp(path, "-") == 0) {
+		w->fd = STDOUT_FILENO;
+		w->is_stdout = true;
+		return 0;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
+	if (w->fd >= 0) {
+		w->created = true;
+	} else if (errno == EEXIST) {
+		w->fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (w->fd < 0)
+		return -errno;
+	if (fchmod(w->fd, 0600) || owner_give_to_invoking_user(w->fd))
+		return -errno;
+	return 0;
+}
+
+uint64_t file_writer_bytes(const struct file_writer *w)
+{
+	return w->committed + w->len;
+}
+
+static void writer_release(struct file_writer *w)
+{
+	if (w->fd >= 0 && !w->is_stdout)
+		close(w->fd);
+	w->fd = -1;
+	free(w->buf);
+	w->buf = NULL;
+	free(w->path);
+	w->path = NULL;
+}
+
+int file_writer_close(struct file_writer *w)
+{
+	int e = file_writer_flush(w);
+
+	if (!e && !w->is_stdout && fsync(w->fd) && errno != EINVAL)
+		e = w->err = -errno;
+	writer_release(w);
+	return e;
+}
+
+void file_writer_discard(struct file_writer *w)
+{
+	if (w->created && w->path)
+		unlink(w->path);
+	writer_release(w);
+}

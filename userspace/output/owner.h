@@ -1,0 +1,10 @@
+/* Ownership of files we create under sudo: they belong to the user who ran
+ * sudo (SUDO_UID/SUDO_GID), not to root. */
+#ifndef BTR_OWNER_H
+#define BTR_OWNER_H
+
+/* fchown()s fd to the sudo user when running as root under sudo; 0 or -1
+ * with errno. */
+int owner_give_to_invoking_user(int fd);
+
+#endif

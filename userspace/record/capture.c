@@ -1,0 +1,340 @@
+/* Loading, attaching and draining the BPF side of a recording. */
+#include "record/capture.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "sched.skel.h"
+#include "util/log.h"
+
+struct ring_ctx {
+	struct capture *c;
+	uint32_t cpu;
+};
+
+struct capture {
+	struct sched_bpf *skel;
+	struct capture_opts o;
+	uint32_t ncpus;
+	uint64_t ring_size;
+	int *ring_fds;
+	struct ring_ctx *ring_ctx;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	size_t nlinks;
+	bool raw_tp;
+	int cb_err;
+};
+
+static uint64_t round_pow2(uint64_t v, uint64_t min)
+{
+	uint64_t p = min;
+
+	while (p < v && p < (1ull << 40))
+		p <<= 1;
+	return p;
+}
+
+/* Does this kernel pass prev_state to sched_switch (5.18+)? Looks at the
+ * arity of the tracepoint's BTF type: ctx + 4 arguments. */
+static bool switch_has_prev_state(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool ok = true;
+	int id;
+
+	if (!btf)
+		return true;
+	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
+				    BTF_KIND_TYPEDEF);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		t = btf__type_by_id(btf, t->type); /* pointer */
+		if (t && btf_is_ptr(t))
+			t = btf__type_by_id(btf, t->type);
+		if (t && btf_is_func_proto(t))
+			ok = btf_vlen(t) >= 5;
+	}
+	btf__free(btf);
+	return ok;
+}
+
+/* The tracepoint programs as (tp_btf, raw_tp) pairs; the clock program is
+ * handled apart. */
+static void program_pairs(struct sched_bpf *s, struct bpf_program *pairs[][2],
+			  size_t *n, bool new_switch)
+{
+	size_t i = 0;
+#define PAIR(name)                                                             \
+	do {                                                                   \
+		pairs[i][0] = s->progs.btf_##name;                             \
+		pairs[i][1] = s->progs.raw_##name;                             \
+		i++;                                                           \
+	} while (0)
+	if (new_switch)
+		PAIR(sched_switch);
+	else
+		PAIR(sched_switch_old);
+	PAIR(sched_waking);
+	PAIR(sched_wakeup_new);
+	PAIR(task_newtask);
+	PAIR(task_rename);
+	PAIR(sched_process_fork);
+	PAIR(sched_process_exec);
+	PAIR(sched_process_exit);
+	PAIR(sched_process_free);
+#undef PAIR
+	*n = i;
+}
+
+static void select_programs(struct capture *c, bool raw)
+{
+	struct bpf_program *pairs[16][2];
+	struct bpf_program *p;
+	size_t n, i;
+
+	bpf_object__for_each_program(p, c->skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(c->skel->progs.clock_sync, true);
+	program_pairs(c->skel, pairs, &n, switch_has_prev_state());
+	for (i = 0; i < n; i++)
+		bpf_program__set_autoload(pairs[i][raw ? 1 : 0], true);
+}
+
+static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
+{
+	int e;
+
+	c->skel = sched_bpf__open();
+	if (!c->skel) {
+		snprintf(err, errlen, "cannot open BPF object: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	c->skel->rodata->wakeup_bytes = c->ring_size / 2;
+	e = bpf_map__set_max_entries(c->skel->maps.rings, c->ncpus);
+	if (!e) {
+		select_programs(c, raw);
+		e = sched_bpf__load(c->skel);
+	}
+	if (e) {
+		snprintf(err, errlen, "cannot load BPF programs (%s): %s",
+			 raw ? "raw_tp" : "tp_btf", strerror(-e));
+		sched_bpf__destroy(c->skel);
+		c->skel = NULL;
+		return e;
+	}
+	c->raw_tp = raw;
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t len)
+{
+	struct ring_ctx *rc = ctx;
+	int e = rc->c->o.on_record(rc->c->o.ctx, rc->cpu, data, len);
+
+	if (e && !rc->c->cb_err)
+		rc->c->cb_err = e;
+	return 0;
+}
+
+static int create_rings(struct capture *c, char *err, size_t errlen)
+{
+	int outer = bpf_map__fd(c->skel->maps.rings);
+	uint32_t cpu;
+
+	c->ring_fds = calloc(c->ncpus, sizeof(int));
+	c->ring_ctx = calloc(c->ncpus, sizeof(*c->ring_ctx));
+	if (!c->ring_fds || !c->ring_ctx)
+		return -ENOMEM;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		c->ring_fds[cpu] = -1;
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		char name[32];
+		int fd;
+
+		snprintf(name, sizeof(name), "btr_ring%u", cpu);
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
+				    (uint32_t)c->ring_size, NULL);
+		if (fd < 0 || bpf_map_update_elem(outer, &cpu, &fd, 0)) {
+			int e = -errno;
+
+			snprintf(err, errlen,
+				 "cannot create the ring buffer of CPU %u (%llu bytes): %s",
+				 cpu, (unsigned long long)c->ring_size,
+				 strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return e;
+		}
+		c->ring_fds[cpu] = fd;
+		c->ring_ctx[cpu] = (struct ring_ctx){ c, cpu };
+		if (!c->rb)
+			c->rb = ring_buffer__new(fd, on_sample, &c->ring_ctx[cpu],
+						 NULL);
+		else if (ring_buffer__add(c->rb, fd, on_sample,
+					  &c->ring_ctx[cpu]))
+			c->rb = NULL;
+		if (!c->rb) {
+			snprintf(err, errlen, "cannot map ring buffer: %s",
+				 strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+struct capture *capture_open(const struct capture_opts *o, char *err,
+			     size_t errlen)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	int e, n;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->o = *o;
+	n = libbpf_num_possible_cpus();
+	if (n <= 0) {
+		snprintf(err, errlen, "cannot count possible CPUs");
+		goto fail;
+	}
+	c->ncpus = (uint32_t)n;
+	c->ring_size = round_pow2(o->ringbuf_size,
+				  (uint64_t)sysconf(_SC_PAGESIZE));
+	e = o->force_raw_tp ? -1 : open_and_load(c, false, err, errlen);
+	if (e) {
+		if (!o->force_raw_tp)
+			log_debug("%s; trying raw tracepoints", err);
+		if (open_and_load(c, true, err, errlen))
+			goto fail;
+	}
+	if (create_rings(c, err, errlen))
+		goto fail;
+	return c;
+fail:
+	capture_close(c);
+	return NULL;
+}
+
+int capture_attach(struct capture *c, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+
+	c->links = calloc(32, sizeof(*c->links));
+	if (!c->links)
+		return -ENOMEM;
+	bpf_object__for_each_program(p, c->skel->obj) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p) || p == c->skel->progs.clock_sync)
+			continue;
+		l = bpf_program__attach(p);
+		if (!l) {
+			int e = -errno;
+
+			snprintf(err, errlen, "cannot attach %s: %s",
+				 bpf_program__section_name(p), strerror(errno));
+			capture_detach(c);
+			return e;
+		}
+		c->links[c->nlinks++] = l;
+	}
+	return 0;
+}
+
+void capture_detach(struct capture *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nlinks; i++)
+		bpf_link__destroy(c->links[i]);
+	c->nlinks = 0;
+}
+
+static int take_cb_err(struct capture *c, int n)
+{
+	int e = c->cb_err;
+
+	c->cb_err = 0;
+	return e ? e : n;
+}
+
+int capture_poll(struct capture *c, int timeout_ms)
+{
+	int n = ring_buffer__poll(c->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	n = ring_buffer__consume(c->rb);
+	return take_cb_err(c, n);
+}
+
+int capture_drain(struct capture *c)
+{
+	return take_cb_err(c, ring_buffer__consume(c->rb));
+}
+
+int capture_clock_stamp(struct capture *c, uint64_t seq)
+{
+	uint64_t args[1] = { seq };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = sizeof(args));
+	int e = bpf_prog_test_run_opts(
+		bpf_program__fd(c->skel->progs.clock_sync), &opts);
+
+	if (e)
+		return -errno;
+	return opts.retval ? -ENOSPC : 0;
+}
+
+int capture_read_acct(struct capture *c, struct btr_cpu_acct *out)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.acct), &zero, out))
+		return -errno;
+	return 0;
+}
+
+uint32_t capture_ncpus(const struct capture *c)
+{
+	return c->ncpus;
+}
+
+uint64_t capture_ring_size(const struct capture *c)
+{
+	return c->ring_size;
+}
+
+bool capture_uses_raw_tp(const struct capture *c)
+{
+	return c->raw_tp;
+}
+
+void capture_close(struct capture *c)
+{
+	uint32_t cpu;
+
+	if (!c)
+		return;
+	capture_detach(c);
+	free(c->links);
+	ring_buffer__free(c->rb);
+	for (cpu = 0; c->ring_fds && cpu < c->ncpus; cpu++)
+		if (c->ring_fds[cpu] >= 0)
+			close(c->ring_fds[cpu]);
+	free(c->ring_fds);
+	free(c->ring_ctx);
+	sched_bpf__destroy(c->skel);
+	free(c);
+}

@@ -1,0 +1,47 @@
+/* The kernel side of a recording: loads the BPF programs (tp_btf, or raw_tp
+ * as fallback), creates one ring buffer per possible CPU, attaches, drains
+ * the rings, runs the in-kernel clock stamp, and reads the per-CPU
+ * accounting (program runs, reserve failures). */
+#ifndef BTR_CAPTURE_H
+#define BTR_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/* Called for each record, in ring order per CPU. Returns 0 to go on. */
+typedef int (*capture_record_fn)(void *ctx, uint32_t cpu, const void *rec,
+				 size_t len);
+
+struct capture_opts {
+	uint64_t ringbuf_size; /* per CPU; rounded up to a power of two */
+	bool force_raw_tp;     /* skip tp_btf */
+	capture_record_fn on_record;
+	void *ctx;
+};
+
+struct capture;
+
+/* Opens, loads and prepares; does not attach yet. On failure returns NULL
+ * with a one-line reason in err. */
+struct capture *capture_open(const struct capture_opts *o, char *err,
+			     size_t errlen);
+int capture_attach(struct capture *c, char *err, size_t errlen);
+void capture_detach(struct capture *c);
+/* Waits up to timeout_ms for a forced wakeup, then drains every ring.
+ * Returns records drained or a negative errno. */
+int capture_poll(struct capture *c, int timeout_ms);
+int capture_drain(struct capture *c);
+/* Runs the clock-stamp program; its record arrives through the rings with
+ * the given sequence number. Returns 0 or a negative errno. */
+int capture_clock_stamp(struct capture *c, uint64_t seq);
+/* Sums of the per-CPU accounting into out[ncpus]. */
+int capture_read_acct(struct capture *c, struct btr_cpu_acct *out);
+uint32_t capture_ncpus(const struct capture *c);
+uint64_t capture_ring_size(const struct capture *c);
+bool capture_uses_raw_tp(const struct capture *c);
+void capture_close(struct capture *c);
+
+#endif

@@ -1,0 +1,148 @@
+/* Command line of the record command. */
+#include "record/options.h"
+
+#include <argp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util/log.h"
+#include "util/parse.h"
+
+const char *argp_program_version = "bpftrace-rec " BTR_VERSION;
+const char *argp_program_bug_address = NULL;
+
+enum {
+	OPT_RINGBUF_SIZE = 1001,
+	OPT_MACHINE_NAME,
+	OPT_SNAPSHOT_PERIOD,
+	OPT_DRAIN_PERIOD,
+	OPT_RAW_TP,
+};
+
+static const char doc[] =
+	"Record every CPU's scheduling activity into a Perfetto trace.\n"
+	"\n"
+	"Commands: record (default), dump FILE [--json].\n"
+	"\n"
+	"Examples:\n"
+	"  sudo bpftrace-rec -o trace.pb                 until Ctrl-C\n"
+	"  sudo bpftrace-rec -d 10s -o trace.pb          for ten seconds\n"
+	"  sudo bpftrace-rec -o trace.pb -- make -j8     while a command runs\n"
+	"  bpftrace-rec dump trace.pb | head             read it back\n"
+	"\n"
+	"Open the trace at https://ui.perfetto.dev or with trace_processor."
+	"\vTIME is a number with an optional unit: 10, 2.5s, 500ms, 1m. SIZE"
+	" takes K, M or G. Exit status: 0 on success (also when stopped by"
+	" Ctrl-C or SIGTERM), 1 on failure, 64 on a usage error.";
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.pb, - for stdout)", 0 },
+	{ "duration", 'd', "TIME", 0, "Stop after TIME (default: at Ctrl-C, SIGTERM, or when the command exits)", 0 },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0, "BPF ring buffer per CPU (default 4M)", 0 },
+	{ "machine-name", OPT_MACHINE_NAME, "NAME", 0, "Machine name written into the trace (default: the hostname)", 0 },
+	{ "clock-snapshot-period", OPT_SNAPSHOT_PERIOD, "TIME", 0, "Clock snapshot every TIME (default 1s)", 0 },
+	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
+	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
+	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
+	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
+	{ 0 },
+};
+
+static error_t bad_value(struct argp_state *st, const char *what,
+			 const char *arg)
+{
+	argp_error(st, "invalid %s '%s'", what, arg);
+	return EINVAL;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct record_opts *o = st->input;
+
+	switch (key) {
+	case 'o':
+		if (!*arg)
+			return bad_value(st, "output path", arg);
+		o->output = arg;
+		break;
+	case 'd':
+		if (parse_duration_ns(arg, &o->duration_ns) || !o->duration_ns)
+			return bad_value(st, "duration", arg);
+		break;
+	case OPT_RINGBUF_SIZE:
+		if (parse_size(arg, &o->ringbuf_size) ||
+		    o->ringbuf_size < 4096 || o->ringbuf_size > (1ull << 30))
+			return bad_value(st, "ring buffer size (4K to 1G)", arg);
+		break;
+	case OPT_MACHINE_NAME:
+		o->machine_name = arg;
+		break;
+	case OPT_SNAPSHOT_PERIOD:
+		if (parse_duration_ns(arg, &o->snapshot_period_ns) ||
+		    o->snapshot_period_ns < 10000000ull)
+			return bad_value(st, "clock snapshot period (at least 10ms)", arg);
+		break;
+	case OPT_DRAIN_PERIOD:
+		if (parse_duration_ns(arg, &o->drain_period_ns) ||
+		    o->drain_period_ns < 1000000ull ||
+		    o->drain_period_ns > 10000000000ull)
+			return bad_value(st, "drain period (1ms to 10s)", arg);
+		break;
+	case OPT_RAW_TP:
+		o->force_raw_tp = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (st->arg_num == 0 && strcmp(arg, "record") == 0)
+			break;
+		argp_error(st, "unexpected argument '%s' (a command goes after --)", arg);
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
+{
+	static const struct argp argp = { options, parse_opt, "[-- COMMAND [ARG...]]", doc, 0, 0, 0 };
+	int i, end = argc;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "trace.pb";
+	o->ringbuf_size = 4ull << 20;
+	o->snapshot_period_ns = 1000000000ull;
+	o->drain_period_ns = 50000000ull;
+	*done = false;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			end = i;
+			if (i + 1 < argc)
+				o->command = argv + i + 1;
+			break;
+		}
+	}
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, end, argv, 0, NULL, o)) {
+		*done = true;
+		return EXIT_USAGE;
+	}
+	if (end < argc && !o->command) {
+		log_error("nothing after --: give a command to run");
+		*done = true;
+		return EXIT_USAGE;
+	}
+	if (o->quiet && o->verbose) {
+		log_error("-q and -v exclude each other");
+		*done = true;
+		return EXIT_USAGE;
+	}
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* Options of `bpftrace-rec record`, parsed with argp. */
+#ifndef BTR_RECORD_OPTIONS_H
+#define BTR_RECORD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct record_opts {
+	const char *output;        /* -o; "-" for stdout */
+	uint64_t duration_ns;      /* -d; 0 = until stopped */
+	uint64_t ringbuf_size;     /* per CPU */
+	uint64_t snapshot_period_ns;
+	uint64_t drain_period_ns;
+	const char *machine_name;  /* NULL = hostname */
+	bool force_raw_tp;
+	bool quiet, verbose;
+	char **command;            /* after "--", NULL-terminated, or NULL */
+};
+
+/* Fills o from argv. Returns 0 to go on, or an exit status (0 for --help
+ * and --version, 64 for a usage error) with *done set. */
+int record_opts_parse(int argc, char **argv, struct record_opts *o,
+		      bool *done);
+
+#endif

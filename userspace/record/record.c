@@ -1,0 +1,423 @@
+/* `bpftrace-rec record`: the recording loop. Loads and attaches the BPF
+ * side, writes the start packets, drains the per-CPU rings on a timer into
+ * the per-CPU bundle encoders, takes periodic clock snapshots, describes new
+ * processes from /proc, and at stop writes the closing statistics. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "encode/bundle.h"
+#include "encode/packet.h"
+#include "output/file_writer.h"
+#include "record/capture.h"
+#include "record/child.h"
+#include "record/clocks.h"
+#include "record/options.h"
+#include "record/procfs.h"
+#include "record/service.h"
+#include "record/status.h"
+#include "util/log.h"
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requests++;
+}
+
+struct recorder {
+	struct record_opts o;
+	struct file_writer out;
+	struct capture *cap;
+	struct bundle_enc **enc;
+	uint32_t ncpus;
+	struct procfs *procs;
+	struct child child;
+	struct status status;
+	struct rec_counts counts;
+	uint64_t *read_events; /* per CPU */
+	struct user_clocks user_clocks;
+	uint64_t clock_seq;
+	int err; /* first error from the record callback */
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_verbosity < 2)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int on_clock_record(struct recorder *r, const struct btr_clock *k)
+{
+	struct clock_value v[CLOCKS_MAX];
+	int n;
+
+	if (k->seq != r->clock_seq)
+		return 0; /* a stale stamp: its userspace half is gone */
+	n = clocks_combine(k, &r->user_clocks, v);
+	return service_emit_clock_snapshot(&r->out.sink, v, n);
+}
+
+/* Which tids a record shows, for the process tree. */
+static void note_tids(struct recorder *r, const struct btr_hdr *h)
+{
+	switch (h->type) {
+	case BTR_REC_SWITCH:
+		procfs_note_tid(r->procs, ((const struct btr_switch *)h)->next_pid);
+		break;
+	case BTR_REC_WAKING:
+	case BTR_REC_WAKEUP_NEW:
+		procfs_note_tid(r->procs, ((const struct btr_wakeup *)h)->pid);
+		break;
+	case BTR_REC_NEWTASK:
+		procfs_note_tid(r->procs, ((const struct btr_newtask *)h)->pid);
+		break;
+	case BTR_REC_RENAME:
+		procfs_forget_tid(r->procs, ((const struct btr_rename *)h)->pid);
+		procfs_note_tid(r->procs, ((const struct btr_rename *)h)->pid);
+		break;
+	case BTR_REC_EXEC:
+		procfs_forget_process(r->procs, ((const struct btr_exec *)h)->pid);
+		procfs_note_tid(r->procs, ((const struct btr_exec *)h)->pid);
+		break;
+	default:
+		break;
+	}
+}
+
+static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
+{
+	struct recorder *r = ctx;
+	const struct btr_hdr *h = data;
+	int e;
+
+	if (len < sizeof(*h) || cpu >= r->ncpus)
+		return -EINVAL;
+	if (h->type == BTR_REC_CLOCK) {
+		if (len < sizeof(struct btr_clock))
+			return -EINVAL;
+		bundle_enc_note_lost(r->enc[cpu], h->lost);
+		return on_clock_record(r, data);
+	}
+	e = bundle_enc_add(r->enc[cpu], h, len);
+	if (e)
+		return e;
+	r->counts.by_type[h->type]++;
+	r->counts.events++;
+	r->read_events[cpu]++;
+	note_tids(r, h);
+	return 0;
+}
+
+/* One clock snapshot: userspace reads, then the kernel stamp, whose record
+ * the drain hands to on_clock_record. */
+static int take_clock_snapshot(struct recorder *r)
+{
+	int e;
+
+	clocks_read_user(&r->user_clocks);
+	e = capture_clock_stamp(r->cap, ++r->clock_seq);
+	if (e)
+		return e;
+	e = capture_drain(r->cap);
+	return e < 0 ? e : 0;
+}
+
+static int flush_encoders(struct recorder *r)
+{
+	uint32_t cpu;
+	int e = 0;
+
+	for (cpu = 0; cpu < r->ncpus && !e; cpu++)
+		e = bundle_enc_flush(r->enc[cpu]);
+	return e ? e : procfs_flush(r->procs);
+}
+
+static int check_privileges(void)
+{
+	cap_t caps;
+	cap_flag_value_t bpf = CAP_CLEAR, perfmon = CAP_CLEAR,
+			 admin = CAP_CLEAR;
+
+	if (geteuid() == 0)
+		return 0;
+	caps = cap_get_proc();
+	if (caps) {
+		cap_get_flag(caps, CAP_BPF, CAP_EFFECTIVE, &bpf);
+		cap_get_flag(caps, CAP_PERFMON, CAP_EFFECTIVE, &perfmon);
+		cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &admin);
+		cap_free(caps);
+	}
+	if (admin == CAP_SET || (bpf == CAP_SET && perfmon == CAP_SET))
+		return 0;
+	log_error("recording needs root, or CAP_BPF and CAP_PERFMON (try sudo)");
+	return -EPERM;
+}
+
+static int setup(struct recorder *r)
+{
+	struct capture_opts co = {
+		.ringbuf_size = r->o.ringbuf_size,
+		.force_raw_tp = r->o.force_raw_tp,
+		.on_record = on_record,
+		.ctx = r,
+	};
+	char err[256];
+	uint32_t cpu;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		log_error("this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			  "it needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	r->cap = capture_open(&co, err, sizeof(err));
+	if (!r->cap) {
+		log_error("%s", err);
+		return -EINVAL;
+	}
+	r->ncpus = capture_ncpus(r->cap);
+	r->enc = calloc(r->ncpus, sizeof(*r->enc));
+	r->read_events = calloc(r->ncpus, sizeof(*r->read_events));
+	r->procs = procfs_new(&r->out.sink, SEQ_PROCESS_TREE);
+	if (!r->enc || !r->read_events || !r->procs)
+		return -ENOMEM;
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		r->enc[cpu] = bundle_enc_new(cpu, SEQ_FTRACE_BASE + cpu,
+					     &r->out.sink);
+		if (!r->enc[cpu])
+			return -ENOMEM;
+	}
+	log_debug("%u CPUs, %llu-byte ring each, %s", r->ncpus,
+		  (unsigned long long)capture_ring_size(r->cap),
+		  capture_uses_raw_tp(r->cap) ? "raw tracepoints" : "tp_btf");
+	return 0;
+}
+
+static int write_start(struct recorder *r)
+{
+	int e = take_clock_snapshot(r);
+
+	if (!e)
+		e = service_emit_config(&r->out.sink, &r->o);
+	if (!e)
+		e = service_emit_uuid(&r->out.sink);
+	if (!e)
+		e = service_emit_system_info(&r->out.sink, r->o.machine_name);
+	if (!e)
+		e = service_emit_event(&r->out.sink, clocks_boottime_ns(), 1);
+	if (!e)
+		e = procfs_scan_all(r->procs);
+	if (!e)
+		e = service_emit_ftrace_stats(&r->out.sink, SEQ_SERVICE, 1,
+					      NULL, NULL, r->ncpus);
+	return e;
+}
+
+static int start(struct recorder *r)
+{
+	char err[256];
+	int e;
+
+	if (r->o.command) {
+		e = child_spawn(&r->child, r->o.command, err, sizeof(err));
+		if (e) {
+			log_error("%s", err);
+			return e;
+		}
+	}
+	e = write_start(r);
+	if (!e)
+		e = capture_attach(r->cap, err, sizeof(err));
+	if (e) {
+		if (e != -ENOSPC && err[0])
+			log_error("%s", err);
+		return e;
+	}
+	if (r->o.command) {
+		e = child_release(&r->child, r->o.command, err, sizeof(err));
+		if (e) {
+			log_error("%s", err);
+			return e;
+		}
+	}
+	return 0;
+}
+
+static bool should_stop(struct recorder *r, uint64_t now, uint64_t t0)
+{
+	if (stop_requests)
+		return true;
+	if (r->o.duration_ns && now - t0 >= r->o.duration_ns)
+		return true;
+	return r->o.command && child_poll(&r->child);
+}
+
+static int run_loop(struct recorder *r)
+{
+	uint64_t t0 = clocks_boottime_ns(), now = t0;
+	uint64_t next_snap = t0 + r->o.snapshot_period_ns;
+	int drain_ms = (int)(r->o.drain_period_ns / 1000000ull);
+	int e = 0;
+
+	status_init(&r->status, r->o.quiet, t0);
+	while (!e && !should_stop(r, now, t0)) {
+		e = capture_poll(r->cap, drain_ms);
+		if (e >= 0)
+			e = flush_encoders(r);
+		now = clocks_boottime_ns();
+		if (!e && now >= next_snap) {
+			e = take_clock_snapshot(r);
+			next_snap = now + r->o.snapshot_period_ns;
+		}
+		status_tick(&r->status, now, &r->counts,
+			    file_writer_bytes(&r->out));
+	}
+	return e < 0 ? e : 0;
+}
+
+static uint32_t *sequence_ids(uint32_t ncpus, uint32_t *n)
+{
+	uint32_t *ids = calloc(ncpus + 2, sizeof(*ids)), i;
+
+	if (!ids)
+		return NULL;
+	ids[0] = SEQ_SERVICE;
+	ids[1] = SEQ_PROCESS_TREE;
+	for (i = 0; i < ncpus; i++)
+		ids[2 + i] = SEQ_FTRACE_BASE + i;
+	*n = ncpus + 2;
+	return ids;
+}
+
+/* Detach, drain what is left, and write the closing packets. */
+static int finish(struct recorder *r)
+{
+	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
+	uint32_t nseq, *seqs = sequence_ids(r->ncpus, &nseq), cpu;
+	int e = -ENOMEM;
+
+	capture_detach(r->cap);
+	if (!acct || !seqs)
+		goto out;
+	e = capture_drain(r->cap);
+	if (e >= 0)
+		e = flush_encoders(r);
+	if (!e)
+		e = take_clock_snapshot(r);
+	if (!e)
+		e = capture_read_acct(r->cap, acct);
+	for (cpu = 0; !e && cpu < r->ncpus; cpu++)
+		r->counts.lost += acct[cpu].lost_total;
+	if (!e)
+		e = service_emit_ftrace_stats(&r->out.sink, SEQ_SERVICE, 1,
+					      NULL, NULL, r->ncpus);
+	if (!e)
+		e = service_emit_ftrace_stats(&r->out.sink, SEQ_SERVICE, 2,
+					      acct, r->read_events, r->ncpus);
+	if (!e)
+		e = service_emit_event(&r->out.sink, clocks_boottime_ns(), 0);
+	if (!e)
+		e = service_emit_trace_stats(&r->out.sink, seqs, nseq);
+out:
+	free(acct);
+	free(seqs);
+	return e < 0 ? e : 0;
+}
+
+static void cleanup(struct recorder *r)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; r->enc && cpu < r->ncpus; cpu++)
+		bundle_enc_free(r->enc[cpu]);
+	free(r->enc);
+	free(r->read_events);
+	procfs_free(r->procs);
+	capture_close(r->cap);
+	if (r->o.command)
+		child_abort(&r->child);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void report_write_error(struct recorder *r, int e)
+{
+	log_error("%s: %s", strcmp(r->o.output, "-") ? r->o.output : "stdout",
+		  strerror(-e));
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct recorder r;
+	bool done;
+	int e, rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = record_opts_parse(argc, argv, &r.o, &done);
+	if (done)
+		return rc;
+	log_verbosity = r.o.quiet ? -1 : r.o.verbose ? 1 : 0;
+	libbpf_set_print(r.o.verbose ? libbpf_print : NULL);
+	if (check_privileges())
+		return EXIT_FAIL;
+	e = file_writer_open(&r.out, r.o.output);
+	if (e) {
+		report_write_error(&r, e);
+		file_writer_discard(&r.out);
+		return EXIT_FAIL;
+	}
+	install_signals();
+	e = setup(&r);
+	if (!e)
+		e = start(&r);
+	if (e) {
+		if (r.out.err)
+			report_write_error(&r, r.out.err);
+		cleanup(&r);
+		file_writer_discard(&r.out);
+		return EXIT_FAIL;
+	}
+	e = run_loop(&r);
+	if (stop_requests > 1) {
+		log_error("interrupted twice: stopping without the final statistics");
+		cleanup(&r);
+		file_writer_close(&r.out);
+		return EXIT_FAIL;
+	}
+	if (!e)
+		e = finish(&r);
+	if (!e)
+		e = file_writer_flush(&r.out);
+	status_summary(&r.status, clocks_boottime_ns(), &r.counts,
+		       file_writer_bytes(&r.out), r.o.output);
+	if (r.o.command && r.child.exited && !r.o.quiet)
+		log_info("command exited with status %d",
+			 child_exit_code(r.child.status));
+	cleanup(&r);
+	if (e)
+		report_write_error(&r, r.out.err ? r.out.err : e);
+	rc = file_writer_close(&r.out);
+	if (!e && rc)
+		report_write_error(&r, rc);
+	return e || rc ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,30 @@
+/* Diagnostics on stderr with the program name and a severity. */
+#include "util/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int log_verbosity;
+
+static void vlog(const char *level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "bpftrace-rec: %s", level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+#define LOG_FN(name, min, level)                                               \
+	void name(const char *fmt, ...)                                        \
+	{                                                                      \
+		va_list ap;                                                    \
+		if (log_verbosity < (min))                                     \
+			return;                                                \
+		va_start(ap, fmt);                                             \
+		vlog(level, fmt, ap);                                          \
+		va_end(ap);                                                    \
+	}
+
+LOG_FN(log_error, -1, "error: ")
+LOG_FN(log_warn, 0, "warning: ")
+LOG_FN(log_info, 0, "")
+LOG_FN(log_debug, 1, "debug: ")
