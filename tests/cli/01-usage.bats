@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# Command line: help, version, and every usage error with its exit status.
+
+load helpers
+
+@test "--help shows usage and examples, exits 0" {
+	run "$BTR" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage:"* ]]
+	[[ "$output" == *"Examples:"* ]]
+	[[ "$output" == *"--ringbuf-size"* ]]
+}
+
+@test "--version prints the version" {
+	run "$BTR" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "bpftrace-rec "[0-9]* ]]
+}
+
+@test "unknown option is a usage error (64)" {
+	run "$BTR" --no-such-option
+	[ "$status" -eq 64 ]
+}
+
+@test "bad duration is a usage error naming the value" {
+	run "$BTR" -d 10parsecs
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"invalid duration '10parsecs'"* ]]
+}
+
+@test "zero duration is a usage error" {
+	run "$BTR" -d 0
+	[ "$status" -eq 64 ]
+}
+
+@test "bad ring buffer sizes are usage errors" {
+	run "$BTR" --ringbuf-size 12X
+	[ "$status" -eq 64 ]
+	run "$BTR" --ringbuf-size 1K
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"ring buffer size"* ]]
+}
+
+@test "stray argument is a usage error pointing at --" {
+	run "$BTR" sleep 1
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"after --"* ]]
+}
+
+@test "-- without a command is a usage error" {
+	run "$BTR" -o "$TMP/x.pb" --
+	[ "$status" -eq 64 ]
+	[ ! -e "$TMP/x.pb" ]
+}
+
+@test "-q and -v together are a usage error" {
+	run "$BTR" -q -v
+	[ "$status" -eq 64 ]
+}
+
+@test "dump without a file is a usage error" {
+	run "$BTR" dump
+	[ "$status" -eq 64 ]
+}
+
+@test "dump of a missing file fails naming it" {
+	run "$BTR" dump "$TMP/nope.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$TMP/nope.pb"* ]]
+}
+
+@test "dump of a corrupt file fails naming the offset" {
+	printf '\x0a\x05\x08\x01' >"$TMP/bad.pb"
+	run "$BTR" dump "$TMP/bad.pb"
+	# a torn last record is tolerated like trace_processor does: warning, 0
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"offset 0"* ]]
+	printf '\x0a\x02\xff\xff\x0a\x00' >"$TMP/bad2.pb"
+	run "$BTR" dump "$TMP/bad2.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"bad2.pb"* ]]
+	[[ "$output" == *"offset"* ]]
+}
+
+@test "recording without root fails with a clear error" {
+	need_root
+	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$BTR" -d 1 -o "$TMP/x.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"CAP_BPF"* ]]
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# The output file: permissions, ownership, unwritable paths, stdout, and
+# stopping by signal or by the traced command.
+
+load helpers
+
+@test "the trace is mode 0600 and belongs to the sudo user" {
+	need_root
+	chmod 755 "$TMP"
+	SUDO_UID=65534 SUDO_GID=65534 "$BTR" -q -d 0.3 -o "$TMP/t.pb"
+	[ "$(stat -c %a "$TMP/t.pb")" = 600 ]
+	[ "$(stat -c %u:%g "$TMP/t.pb")" = 65534:65534 ]
+}
+
+@test "an existing file is replaced and set to 0600" {
+	need_root
+	echo old >"$TMP/t.pb"
+	chmod 644 "$TMP/t.pb"
+	"$BTR" -q -d 0.3 -o "$TMP/t.pb"
+	[ "$(stat -c %a "$TMP/t.pb")" = 600 ]
+	[ "$(head -c1 "$TMP/t.pb" | od -An -tx1 | tr -d ' ')" = "0a" ]
+}
+
+@test "an unwritable output path fails with the path in the message" {
+	need_root
+	run "$BTR" -q -d 0.3 -o "$TMP/no/such/dir/t.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$TMP/no/such/dir/t.pb"* ]]
+}
+
+@test "a symlink planted at the output path is not followed" {
+	need_root
+	ln -s "$TMP/victim" "$TMP/t.pb"
+	run "$BTR" -q -d 0.3 -o "$TMP/t.pb"
+	[ "$status" -eq 1 ]
+	[ ! -e "$TMP/victim" ]
+}
+
+@test "-o - writes the trace to stdout" {
+	need_root
+	"$BTR" -q -d 0.3 -o - >"$TMP/out.pb"
+	dump_trace "$TMP/out.pb"
+	grep -q " clock_snapshot " "$TMP/dump.txt"
+}
+
+@test "SIGINT stops the recording with exit 0 and a complete trace" {
+	need_root
+	"$BTR" -o "$TMP/t.pb" 2>"$TMP/err" &
+	local pid=$!
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid"
+	grep -q "recorded .* events" "$TMP/err"
+	protoc_decode "$TMP/t.pb"
+	grep -q "trace_stats" "$TMP/decoded.txt"
+}
+
+@test "SIGTERM stops the recording with exit 0" {
+	need_root
+	"$BTR" -q -o "$TMP/t.pb" &
+	local pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	protoc_decode "$TMP/t.pb"
+}
+
+@test "recording stops when the command exits and reports its status" {
+	need_root
+	run "$BTR" -o "$TMP/t.pb" -- sh -c 'exit 7'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"command exited with status 7"* ]]
+}
+
+@test "a command that cannot run fails and leaves no trace" {
+	need_root
+	run "$BTR" -o "$TMP/t.pb" -- /no/such/program
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot run '/no/such/program'"* ]]
+	[ ! -e "$TMP/t.pb" ]
+}
+
+@test "-d stops after the duration" {
+	need_root
+	local t0 t1
+	t0=$(date +%s%N)
+	"$BTR" -q -d 1s -o "$TMP/t.pb"
+	t1=$(date +%s%N)
+	[ $(( (t1 - t0) / 1000000 )) -ge 1000 ]
+	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]
+}

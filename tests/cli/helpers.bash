@@ -1,0 +1,45 @@
+# Shared helpers of the CLI tests: the binary under test ($BTR_BIN), the
+# test tools ($BTR_TOOLS), a scratch directory per test, and checks that
+# fail (never skip) when a test cannot run its BPF part.
+
+BTR=${BTR_BIN:?set BTR_BIN to the bpftrace-rec binary}
+TOOLS=${BTR_TOOLS:?set BTR_TOOLS to the test tools directory}
+PROTOS_DIR=$(cd "$(dirname "$BATS_TEST_FILENAME")/../../protos" && pwd)
+
+setup() {
+	TMP=$(mktemp -d /tmp/btr-test.XXXXXX)
+}
+
+teardown() {
+	rm -rf "$TMP"
+}
+
+fail() {
+	echo "$@" >&2
+	return 1
+}
+
+# Recording tests need root to load BPF programs: fail, do not skip.
+need_root() {
+	[ "$(id -u)" = 0 ] || fail "this test records with BPF and must run as root"
+}
+
+# Records COMMAND... into $TMP/trace.pb; output of the command in
+# $TMP/cmd.out, recorder's stderr in $TMP/rec.err.
+record_cmd() {
+	need_root
+	"$BTR" -o "$TMP/trace.pb" "$@" >"$TMP/cmd.out" 2>"$TMP/rec.err" ||
+		fail "record failed: $(cat "$TMP/rec.err")"
+}
+
+# dump of $1 into $TMP/dump.txt
+dump_trace() {
+	"$BTR" dump "$1" >"$TMP/dump.txt" 2>"$TMP/dump.err" ||
+		fail "dump failed: $(cat "$TMP/dump.err")"
+}
+
+# Decodes a trace with protoc against our protos: every packet must parse.
+protoc_decode() {
+	protoc --decode=perfetto.protos.Trace -I"$PROTOS_DIR" \
+		"$PROTOS_DIR/perfetto/trace.proto" <"$1" >"$TMP/decoded.txt"
+}
