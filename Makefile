@@ -105,10 +105,10 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/tools/%.c
+$(OUT)/tests/%: tests/tools/%.c $(LIB_OBJS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 # unit: C tests of pure logic, no root. cli: bats tests that record for
 # real (root). test: both.
