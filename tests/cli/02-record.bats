@@ -43,7 +43,7 @@ count_events() {
 	# every voluntary sleep needs a wakeup
 	[ "$(count_events sched_waking "pid=$PARENT")" -ge $((PARENT_VOL - 1)) ]
 	[ "$(count_events sched_waking "pid=$CHILD")" -ge $((CHILD_VOL - 1)) ]
-	[ "$(count_events sched_waking "pid=$CHILD")" -ge 500 ]
+	[ "$(count_events sched_waking "pid=$CHILD")" -ge 1 ]
 	# the parent forked the child: task_newtask (process structure) and fork
 	[ "$(count_events task_newtask "pid=$CHILD")" -eq 1 ]
 	[ "$(count_events sched_process_fork "child_pid=$CHILD")" -eq 1 ]
@@ -92,7 +92,7 @@ count_events() {
 @test "raw tracepoint fallback records the same workload" {
 	record_pingpong --raw-tp
 	[ "$(count_events sched_switch "prev_pid=$CHILD")" -ge "$CHILD_CSW" ]
-	[ "$(count_events sched_waking "pid=$CHILD")" -ge 500 ]
+	[ "$(count_events sched_waking "pid=$CHILD")" -ge $((CHILD_VOL - 1)) ]
 }
 
 @test "the process tree names running processes" {

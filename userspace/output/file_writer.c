@@ -70,6 +70,10 @@ static int writer_write(struct packet_sink *s, uint32_t seq_id,
 	(void)seq_id;
 	if (w->err)
 		return w->err;
+	if (w->max_bytes && file_writer_bytes(w) + need > w->max_bytes) {
+		w->limit_reached = true; /* the file ends at the last whole packet */
+		return -EFBIG;
+	}
 	if (w->len + need > w->cap && file_writer_flush(w))
 		return w->err;
 	if (need > w->cap) {

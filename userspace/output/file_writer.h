@@ -20,6 +20,8 @@ struct file_writer {
 	size_t len, cap;
 	uint64_t committed; /* bytes of whole records in the file */
 	uint64_t packets;
+	uint64_t max_bytes;  /* 0: no limit; past it writes fail with -EFBIG */
+	bool limit_reached;
 	int err; /* first error, negative errno */
 };
 

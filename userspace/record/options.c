@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "buffer/central.h"
 
 const char *argp_program_version = "bpftrace-rec " BTR_VERSION;
 const char *argp_program_bug_address = NULL;
@@ -19,17 +20,27 @@ enum {
 	OPT_SNAPSHOT_PERIOD,
 	OPT_DRAIN_PERIOD,
 	OPT_RAW_TP,
+	OPT_FILL_POLICY,
+	OPT_CLEAR_PERIOD,
+	OPT_STREAM,
+	OPT_FILE_WRITE_PERIOD,
+	OPT_FLUSH_PERIOD,
+	OPT_MAX_FILE_SIZE,
 };
 
 static const char doc[] =
 	"Record every CPU's scheduling activity into a Perfetto trace.\n"
 	"\n"
-	"Commands: record (default), dump FILE [--json].\n"
+	"Commands: record (default), dump FILE [--json], stats FILE [--json].\n"
 	"\n"
 	"Examples:\n"
 	"  sudo bpftrace-rec -o trace.pb                 until Ctrl-C\n"
 	"  sudo bpftrace-rec -d 10s -o trace.pb          for ten seconds\n"
 	"  sudo bpftrace-rec -o trace.pb -- make -j8     while a command runs\n"
+	"  sudo bpftrace-rec --stream -o long.pb         longer than the buffer\n"
+	"  sudo bpftrace-rec -b 256M -o fr.pb &          flight recorder: kill -USR1\n"
+	"                                                writes fr.1.pb, fr.2.pb...\n"
+	"  bpftrace-rec stats trace.pb                   what was lost, where\n"
 	"  bpftrace-rec dump trace.pb | head             read it back\n"
 	"\n"
 	"Open the trace at https://ui.perfetto.dev or with trace_processor."
@@ -45,6 +56,13 @@ static const struct argp_option options[] = {
 	{ "clock-snapshot-period", OPT_SNAPSHOT_PERIOD, "TIME", 0, "Clock snapshot every TIME (default 1s)", 0 },
 	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
 	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
+	{ "buffer-size", 'b', "SIZE", 0, "Central buffer (default 64M)", 0 },
+	{ "fill-policy", OPT_FILL_POLICY, "ring|discard", 0, "When the buffer is full: overwrite the oldest data (ring, default) or drop new data (discard)", 0 },
+	{ "incremental-state-clear-period", OPT_CLEAR_PERIOD, "TIME", 0, "Re-emit process names every TIME so a wrapped ring still has them (default 5s)", 0 },
+	{ "stream", OPT_STREAM, NULL, 0, "Write the buffer into the file periodically: recordings longer than the buffer keep everything", 0 },
+	{ "file-write-period", OPT_FILE_WRITE_PERIOD, "TIME", 0, "With --stream: write every TIME (default 2.5s)", 0 },
+	{ "flush-period", OPT_FLUSH_PERIOD, "TIME", 0, "Commit partly filled buffer chunks every TIME (default: at each file write)", 0 },
+	{ "max-file-size", OPT_MAX_FILE_SIZE, "SIZE", 0, "Stop recording when the file reaches SIZE", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
 	{ 0 },
@@ -93,6 +111,42 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_RAW_TP:
 		o->force_raw_tp = true;
 		break;
+	case 'b':
+		if (parse_size(arg, &o->buffer_size) ||
+		    o->buffer_size < (64ull << 10) || o->buffer_size > (64ull << 30))
+			return bad_value(st, "buffer size (64K to 64G)", arg);
+		break;
+	case OPT_FILL_POLICY:
+		if (strcmp(arg, "ring") == 0)
+			o->fill_policy = FILL_RING;
+		else if (strcmp(arg, "discard") == 0)
+			o->fill_policy = FILL_DISCARD;
+		else
+			return bad_value(st, "fill policy (ring or discard)", arg);
+		break;
+	case OPT_CLEAR_PERIOD:
+		if (parse_duration_ns(arg, &o->clear_period_ns) ||
+		    o->clear_period_ns < 100000000ull)
+			return bad_value(st, "incremental state clear period (at least 100ms)", arg);
+		break;
+	case OPT_STREAM:
+		o->stream = true;
+		break;
+	case OPT_FILE_WRITE_PERIOD:
+		if (parse_duration_ns(arg, &o->file_write_period_ns) ||
+		    o->file_write_period_ns < 100000000ull)
+			return bad_value(st, "file write period (at least 100ms)", arg);
+		break;
+	case OPT_FLUSH_PERIOD:
+		if (parse_duration_ns(arg, &o->flush_period_ns) ||
+		    o->flush_period_ns < 10000000ull)
+			return bad_value(st, "flush period (at least 10ms)", arg);
+		break;
+	case OPT_MAX_FILE_SIZE:
+		if (parse_size(arg, &o->max_file_size) ||
+		    o->max_file_size < 4096)
+			return bad_value(st, "maximum file size (at least 4K)", arg);
+		break;
 	case 'q':
 		o->quiet = true;
 		break;
@@ -120,6 +174,9 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	o->ringbuf_size = 4ull << 20;
 	o->snapshot_period_ns = 1000000000ull;
 	o->drain_period_ns = 50000000ull;
+	o->buffer_size = 64ull << 20;
+	o->fill_policy = FILL_RING;
+	o->clear_period_ns = 5000000000ull;
 	*done = false;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -139,6 +196,13 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 		*done = true;
 		return EXIT_USAGE;
 	}
+	if (!o->stream && (o->file_write_period_ns || o->max_file_size)) {
+		log_error("--file-write-period and --max-file-size need --stream");
+		*done = true;
+		return EXIT_USAGE;
+	}
+	if (!o->file_write_period_ns)
+		o->file_write_period_ns = 2500000000ull;
 	if (o->quiet && o->verbose) {
 		log_error("-q and -v exclude each other");
 		*done = true;

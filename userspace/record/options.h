@@ -12,6 +12,13 @@ struct record_opts {
 	uint64_t snapshot_period_ns;
 	uint64_t drain_period_ns;
 	const char *machine_name;  /* NULL = hostname */
+	uint64_t buffer_size;      /* central buffer */
+	int fill_policy;           /* enum fill_policy */
+	uint64_t clear_period_ns;  /* incremental-state clears */
+	bool stream;               /* write into the file periodically */
+	uint64_t file_write_period_ns;
+	uint64_t flush_period_ns;  /* 0 = at each file write only */
+	uint64_t max_file_size;    /* 0 = no limit */
 	bool force_raw_tp;
 	bool quiet, verbose;
 	char **command;            /* after "--", NULL-terminated, or NULL */

@@ -342,6 +342,13 @@ int procfs_flush(struct procfs *p)
 	return e ? e : emit_packet(p);
 }
 
+void procfs_clear(struct procfs *p)
+{
+	tidset_free(&p->seen_tids);
+	tidset_free(&p->seen_procs);
+	p->first_done = false; /* the next packet sets the cleared flag */
+}
+
 uint64_t procfs_processes_emitted(const struct procfs *p)
 {
 	return p->emitted;

@@ -22,6 +22,11 @@ void procfs_note_tid(struct procfs *p, int32_t tid);
  * again. */
 void procfs_forget_tid(struct procfs *p, int32_t tid);
 void procfs_forget_process(struct procfs *p, int32_t tgid);
+/* Periodic incremental-state clear: forgets every process and thread, so
+ * each is described again when next seen; the next ProcessTree packet
+ * starts a new incremental state (a ring buffer that lost the older
+ * packets still has the names). */
+void procfs_clear(struct procfs *p);
 /* Scans the pending tids and emits one ProcessTree packet for them. */
 int procfs_flush(struct procfs *p);
 uint64_t procfs_processes_emitted(const struct procfs *p);

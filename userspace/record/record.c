@@ -15,27 +15,31 @@
 #include "commands.h"
 #include "encode/bundle.h"
 #include "encode/packet.h"
-#include "output/file_writer.h"
 #include "record/capture.h"
 #include "record/child.h"
 #include "record/clocks.h"
 #include "record/options.h"
+#include "record/output.h"
 #include "record/procfs.h"
 #include "record/service.h"
 #include "record/status.h"
 #include "util/log.h"
 
-static volatile sig_atomic_t stop_requests;
+static volatile sig_atomic_t stop_requests, snapshot_requests;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requests++;
+	if (sig == SIGUSR1)
+		snapshot_requests++;
+	else
+		stop_requests++;
 }
 
 struct recorder {
 	struct record_opts o;
-	struct file_writer out;
+	struct trace_output out;
+	struct packet_sink *data;   /* the central buffer */
+	struct packet_sink *clocks; /* where the next clock snapshot goes */
 	struct capture *cap;
 	struct bundle_enc **enc;
 	uint32_t ncpus;
@@ -65,7 +69,7 @@ static int on_clock_record(struct recorder *r, const struct btr_clock *k)
 	if (k->seq != r->clock_seq)
 		return 0; /* a stale stamp: its userspace half is gone */
 	n = clocks_combine(k, &r->user_clocks, v);
-	return service_emit_clock_snapshot(&r->out.sink, v, n);
+	return service_emit_clock_snapshot(r->clocks, v, n);
 }
 
 /* Which tids a record shows, for the process tree. */
@@ -188,12 +192,12 @@ static int setup(struct recorder *r)
 	r->ncpus = capture_ncpus(r->cap);
 	r->enc = calloc(r->ncpus, sizeof(*r->enc));
 	r->read_events = calloc(r->ncpus, sizeof(*r->read_events));
-	r->procs = procfs_new(&r->out.sink, SEQ_PROCESS_TREE);
+	r->procs = procfs_new(r->data, SEQ_PROCESS_TREE);
 	if (!r->enc || !r->read_events || !r->procs)
 		return -ENOMEM;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		r->enc[cpu] = bundle_enc_new(cpu, SEQ_FTRACE_BASE + cpu,
-					     &r->out.sink);
+					     r->data);
 		if (!r->enc[cpu])
 			return -ENOMEM;
 	}
@@ -203,23 +207,26 @@ static int setup(struct recorder *r)
 	return 0;
 }
 
+/* The header packets, kept apart from the buffer, then the first process
+ * tree into the buffer. */
 static int write_start(struct recorder *r)
 {
-	int e = take_clock_snapshot(r);
+	struct packet_sink *h = output_header_sink(&r->out);
+	int e;
 
+	r->clocks = h;
+	e = take_clock_snapshot(r);
+	r->clocks = r->data;
 	if (!e)
-		e = service_emit_config(&r->out.sink, &r->o);
+		e = service_emit_config(h, &r->o);
 	if (!e)
-		e = service_emit_uuid(&r->out.sink);
+		e = service_emit_uuid(h);
 	if (!e)
-		e = service_emit_system_info(&r->out.sink, r->o.machine_name);
+		e = service_emit_system_info(h, r->o.machine_name);
 	if (!e)
-		e = service_emit_event(&r->out.sink, clocks_boottime_ns(), 1);
+		e = service_emit_event(h, clocks_boottime_ns(), 1);
 	if (!e)
 		e = procfs_scan_all(r->procs);
-	if (!e)
-		e = service_emit_ftrace_stats(&r->out.sink, SEQ_SERVICE, 1,
-					      NULL, NULL, r->ncpus);
 	return e;
 }
 
@@ -262,10 +269,42 @@ static bool should_stop(struct recorder *r, uint64_t now, uint64_t t0)
 	return r->o.command && child_poll(&r->child);
 }
 
+/* A periodic task: due when now passes next, then rescheduled. */
+static bool due(uint64_t now, uint64_t *next, uint64_t period)
+{
+	if (!period || now < *next)
+		return false;
+	*next = now + period;
+	return true;
+}
+
+static int periodic_work(struct recorder *r, uint64_t now, uint64_t *next)
+{
+	int e = 0;
+
+	if (due(now, &next[0], r->o.snapshot_period_ns))
+		e = take_clock_snapshot(r);
+	if (!e && due(now, &next[1], r->o.clear_period_ns))
+		procfs_clear(r->procs);
+	if (!e && due(now, &next[2], r->o.flush_period_ns))
+		central_flush(r->out.buf);
+	if (!e && r->o.stream &&
+	    due(now, &next[3], r->o.file_write_period_ns))
+		e = output_write(&r->out);
+	if (!e && snapshot_requests) {
+		snapshot_requests = 0;
+		output_snapshot(&r->out); /* a failure is reported, not fatal */
+	}
+	return e;
+}
+
 static int run_loop(struct recorder *r)
 {
 	uint64_t t0 = clocks_boottime_ns(), now = t0;
-	uint64_t next_snap = t0 + r->o.snapshot_period_ns;
+	uint64_t next[4] = { t0 + r->o.snapshot_period_ns,
+			     t0 + r->o.clear_period_ns,
+			     t0 + r->o.flush_period_ns,
+			     t0 + r->o.file_write_period_ns };
 	int drain_ms = (int)(r->o.drain_period_ns / 1000000ull);
 	int e = 0;
 
@@ -275,12 +314,14 @@ static int run_loop(struct recorder *r)
 		if (e >= 0)
 			e = flush_encoders(r);
 		now = clocks_boottime_ns();
-		if (!e && now >= next_snap) {
-			e = take_clock_snapshot(r);
-			next_snap = now + r->o.snapshot_period_ns;
-		}
+		if (!e)
+			e = periodic_work(r, now, next);
 		status_tick(&r->status, now, &r->counts,
-			    file_writer_bytes(&r->out));
+			    file_writer_bytes(&r->out.file));
+	}
+	if (e == -EFBIG && r->out.file.limit_reached) {
+		log_info("stopping: the file reached --max-file-size");
+		return 0;
 	}
 	return e < 0 ? e : 0;
 }
@@ -299,38 +340,79 @@ static uint32_t *sequence_ids(uint32_t ncpus, uint32_t *n)
 	return ids;
 }
 
-/* Detach, drain what is left, and write the closing packets. */
-static int finish(struct recorder *r)
+/* The statistics written after every file write: ftrace per-CPU stats
+ * (START, then END with the BPF-side losses and records read) and
+ * TraceStats with the central buffer's accounting. */
+static int write_trailer(void *ctx, struct packet_sink *to)
 {
+	struct recorder *r = ctx;
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
-	uint32_t nseq, *seqs = sequence_ids(r->ncpus, &nseq), cpu;
+	uint32_t nseq, *seqs = sequence_ids(r->ncpus, &nseq);
 	int e = -ENOMEM;
 
+	if (acct && seqs)
+		e = capture_read_acct(r->cap, acct);
+	if (!e)
+		e = service_emit_ftrace_stats(to, SEQ_SERVICE, 1, NULL, NULL,
+					      r->ncpus);
+	if (!e)
+		e = service_emit_ftrace_stats(to, SEQ_SERVICE, 2, acct,
+					      r->read_events, r->ncpus);
+	if (!e)
+		e = service_emit_trace_stats(to, seqs, nseq,
+					     central_stats(r->out.buf));
+	free(acct);
+	free(seqs);
+	return e;
+}
+
+static void report_accounting(struct recorder *r)
+{
+	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
+	const struct central_stats *cs = central_stats(r->out.buf);
+	uint32_t cpu, p;
+
+	if (!acct || capture_read_acct(r->cap, acct)) {
+		free(acct);
+		return;
+	}
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		uint64_t runs = 0;
+
+		for (p = 0; p < BTR_PROG_MAX; p++)
+			runs += acct[cpu].runs[p];
+		r->counts.lost += acct[cpu].lost_total;
+		log_debug("cpu %u: %llu program runs, %llu records read, %llu dropped",
+			  cpu, (unsigned long long)runs,
+			  (unsigned long long)r->read_events[cpu],
+			  (unsigned long long)acct[cpu].lost_total);
+	}
+	log_debug("buffer: %llu chunks written, %llu overwritten, %llu discarded, %llu packets lost",
+		  (unsigned long long)cs->chunks_written,
+		  (unsigned long long)cs->chunks_overwritten,
+		  (unsigned long long)cs->chunks_discarded,
+		  (unsigned long long)cs->packets_lost);
+	free(acct);
+}
+
+/* Detach, drain what is left, write the closing packets and the file. */
+static int finish(struct recorder *r)
+{
+	int e;
+
 	capture_detach(r->cap);
-	if (!acct || !seqs)
-		goto out;
 	e = capture_drain(r->cap);
 	if (e >= 0)
 		e = flush_encoders(r);
 	if (!e)
 		e = take_clock_snapshot(r);
 	if (!e)
-		e = capture_read_acct(r->cap, acct);
-	for (cpu = 0; !e && cpu < r->ncpus; cpu++)
-		r->counts.lost += acct[cpu].lost_total;
+		e = service_emit_event(r->data, clocks_boottime_ns(), 0);
 	if (!e)
-		e = service_emit_ftrace_stats(&r->out.sink, SEQ_SERVICE, 1,
-					      NULL, NULL, r->ncpus);
-	if (!e)
-		e = service_emit_ftrace_stats(&r->out.sink, SEQ_SERVICE, 2,
-					      acct, r->read_events, r->ncpus);
-	if (!e)
-		e = service_emit_event(&r->out.sink, clocks_boottime_ns(), 0);
-	if (!e)
-		e = service_emit_trace_stats(&r->out.sink, seqs, nseq);
-out:
-	free(acct);
-	free(seqs);
+		e = output_write(&r->out);
+	report_accounting(r);
+	if (e == -EFBIG && r->out.file.limit_reached)
+		e = 0; /* the file ends at the limit, by request */
 	return e < 0 ? e : 0;
 }
 
@@ -357,6 +439,7 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -380,43 +463,42 @@ int cmd_record(int argc, char **argv)
 	libbpf_set_print(r.o.verbose ? libbpf_print : NULL);
 	if (check_privileges())
 		return EXIT_FAIL;
-	e = file_writer_open(&r.out, r.o.output);
+	e = output_open(&r.out, &r.o, write_trailer, &r);
 	if (e) {
 		report_write_error(&r, e);
-		file_writer_discard(&r.out);
+		output_discard(&r.out);
 		return EXIT_FAIL;
 	}
+	r.data = output_data_sink(&r.out);
 	install_signals();
 	e = setup(&r);
 	if (!e)
 		e = start(&r);
 	if (e) {
-		if (r.out.err)
-			report_write_error(&r, r.out.err);
+		if (r.out.file.err)
+			report_write_error(&r, r.out.file.err);
 		cleanup(&r);
-		file_writer_discard(&r.out);
+		output_discard(&r.out);
 		return EXIT_FAIL;
 	}
 	e = run_loop(&r);
 	if (stop_requests > 1) {
-		log_error("interrupted twice: stopping without the final statistics");
+		log_error("interrupted twice: stopping without the final write");
 		cleanup(&r);
-		file_writer_close(&r.out);
+		output_close(&r.out);
 		return EXIT_FAIL;
 	}
 	if (!e)
 		e = finish(&r);
-	if (!e)
-		e = file_writer_flush(&r.out);
 	status_summary(&r.status, clocks_boottime_ns(), &r.counts,
-		       file_writer_bytes(&r.out), r.o.output);
+		       file_writer_bytes(&r.out.file), r.o.output);
 	if (r.o.command && r.child.exited && !r.o.quiet)
 		log_info("command exited with status %d",
 			 child_exit_code(r.child.status));
 	cleanup(&r);
 	if (e)
-		report_write_error(&r, r.out.err ? r.out.err : e);
-	rc = file_writer_close(&r.out);
+		report_write_error(&r, r.out.file.err ? r.out.file.err : e);
+	rc = output_close(&r.out);
 	if (!e && rc)
 		report_write_error(&r, rc);
 	return e || rc ? EXIT_FAIL : EXIT_OK;

@@ -77,6 +77,11 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 		PERFETTO__PROTOS__FTRACE_CONFIG__COMPACT_SCHED_CONFIG__INIT;
 	Perfetto__Protos__ProcessStatsConfig ps =
 		PERFETTO__PROTOS__PROCESS_STATS_CONFIG__INIT;
+	Perfetto__Protos__TraceConfig__BufferConfig buf =
+		PERFETTO__PROTOS__TRACE_CONFIG__BUFFER_CONFIG__INIT;
+	Perfetto__Protos__TraceConfig__BufferConfig *bufp = &buf;
+	Perfetto__Protos__TraceConfig__IncrementalStateConfig inc =
+		PERFETTO__PROTOS__TRACE_CONFIG__INCREMENTAL_STATE_CONFIG__INIT;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -96,6 +101,30 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 	dsc[1].process_stats_config = &ps;
 	ps.has_scan_all_processes_on_start = ps.scan_all_processes_on_start = 1;
 	ps.has_record_thread_names = ps.record_thread_names = 1;
+	buf.has_size_kb = buf.has_fill_policy = 1;
+	buf.size_kb = (uint32_t)(o->buffer_size / 1024);
+	buf.fill_policy = (Perfetto__Protos__TraceConfig__BufferConfig__FillPolicy)o->fill_policy;
+	cfg.n_buffers = 1;
+	cfg.buffers = &bufp;
+	inc.has_clear_period_ms = 1;
+	inc.clear_period_ms = (uint32_t)(o->clear_period_ns / 1000000ull);
+	cfg.incremental_state_config = &inc;
+	if (o->stream) {
+		cfg.has_write_into_file = cfg.write_into_file = 1;
+		cfg.has_file_write_period_ms = 1;
+		cfg.file_write_period_ms =
+			(uint32_t)(o->file_write_period_ns / 1000000ull);
+		/* Always echoed when streaming (trace_processor flags its
+		 * absence): partly filled chunks are committed at least at
+		 * every file write. */
+		cfg.has_flush_period_ms = 1;
+		cfg.flush_period_ms = (uint32_t)((o->flush_period_ns ?
+			o->flush_period_ns : o->file_write_period_ns) / 1000000ull);
+		if (o->max_file_size) {
+			cfg.has_max_file_size_bytes = 1;
+			cfg.max_file_size_bytes = o->max_file_size;
+		}
+	}
 	cfg.n_data_sources = 2;
 	cfg.data_sources = dsp;
 	if (o->duration_ns) {
@@ -235,9 +264,35 @@ out:
 	return e;
 }
 
-int service_emit_trace_stats(struct packet_sink *s, const uint32_t *seq_ids,
-			     uint32_t nseq)
+static void fill_buffer_stats(Perfetto__Protos__TraceStats__BufferStats *b,
+			      const struct central_stats *c)
 {
+#define SET(f)                                                                 \
+	do {                                                                   \
+		b->has_##f = 1;                                                \
+		b->f = c->f;                                                   \
+	} while (0)
+	SET(buffer_size);
+	SET(bytes_written);
+	SET(chunks_written);
+	SET(bytes_overwritten);
+	SET(chunks_overwritten);
+	SET(chunks_discarded);
+	SET(bytes_read);
+	SET(chunks_read);
+	SET(write_wrap_count);
+	SET(readaheads_failed);
+#undef SET
+	b->has_trace_writer_packet_loss = 1;
+	b->trace_writer_packet_loss = 0; /* writers never lack a chunk */
+}
+
+int service_emit_trace_stats(struct packet_sink *s, const uint32_t *seq_ids,
+			     uint32_t nseq, const struct central_stats *cs)
+{
+	Perfetto__Protos__TraceStats__BufferStats bs =
+		PERFETTO__PROTOS__TRACE_STATS__BUFFER_STATS__INIT;
+	Perfetto__Protos__TraceStats__BufferStats *bsp = &bs;
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TraceStats st = PERFETTO__PROTOS__TRACE_STATS__INIT;
 	Perfetto__Protos__TraceStats__WriterStats *ws = calloc(nseq, sizeof(*ws));
@@ -255,6 +310,11 @@ int service_emit_trace_stats(struct packet_sink *s, const uint32_t *seq_ids,
 		ws[i].buffer = 0;
 		wsp[i] = &ws[i];
 	}
+	fill_buffer_stats(&bs, cs);
+	st.n_buffer_stats = 1;
+	st.buffer_stats = &bsp;
+	st.has_total_buffers = 1;
+	st.total_buffers = 1;
 	st.n_writer_stats = nseq;
 	st.writer_stats = wsp;
 	st.has_final_flush_outcome = 1;

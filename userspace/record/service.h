@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "buffer/central.h"
 #include "output/sink.h"
 #include "record.h"
 #include "record/clocks.h"
@@ -25,6 +26,6 @@ int service_emit_ftrace_stats(struct packet_sink *s, uint32_t seq_id,
 			      int phase, const struct btr_cpu_acct *acct,
 			      const uint64_t *read_events, uint32_t ncpus);
 int service_emit_trace_stats(struct packet_sink *s, const uint32_t *seq_ids,
-			     uint32_t nseq);
+			     uint32_t nseq, const struct central_stats *cs);
 
 #endif

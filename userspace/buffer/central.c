@@ -1,0 +1,368 @@
+/* Chunked ring buffer with Perfetto's fill policies and accounting. */
+#include "buffer/central.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define FRAG_HDR 4u               /* fragment size, little endian */
+#define CHUNK_FIRST_CONTINUES 1u  /* first fragment ends a packet begun before */
+#define CHUNK_LAST_CONTINUES 2u   /* last fragment is continued after */
+#define RECORD_HDR 16u            /* accounted per chunk, as traced does */
+#define DROPPED_OVERWRITE 65u     /* DATA_LOSS_PRESENT | overwrite */
+
+struct slot {
+	bool used, read;
+	uint8_t flags;
+	uint16_t nfrags;
+	uint32_t seq, chunk_id;
+	uint32_t size;
+};
+
+/* Reassembly state of one sequence on the read side. */
+struct seq_reader {
+	bool started;
+	uint32_t next_chunk_id;
+	bool gap;        /* data lost before the next packet */
+	uint8_t *partial;
+	size_t partial_len, partial_cap;
+	bool has_partial;
+};
+
+struct seq_writer {
+	uint8_t *staging;
+	uint32_t used;
+	uint16_t nfrags;
+	uint8_t flags;
+	bool open_packet; /* the last fragment continues in the next chunk */
+	uint32_t next_chunk_id;
+	uint64_t packets_lost;
+	struct seq_reader rd; /* persistent reader (consuming passes) */
+};
+
+struct central {
+	struct packet_sink sink;
+	enum fill_policy policy;
+	bool sealed;
+	uint32_t chunk_size;
+	size_t nslots, wr;
+	uint8_t *mem;
+	size_t mem_len;
+	struct slot *slots;
+	struct seq_writer **seqs; /* by sequence id */
+	size_t nseqs;
+	uint8_t *scratch;
+	size_t scratch_cap;
+	struct central_stats st;
+};
+
+static uint64_t record_size(uint32_t payload)
+{
+	return RECORD_HDR + ((payload + 15u) & ~15u);
+}
+
+static struct seq_writer *seq_get(struct central *c, uint32_t seq)
+{
+	if (seq >= c->nseqs) {
+		size_t n = seq + 8;
+		struct seq_writer **s = realloc(c->seqs, n * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		memset(s + c->nseqs, 0, (n - c->nseqs) * sizeof(*s));
+		c->seqs = s;
+		c->nseqs = n;
+	}
+	if (!c->seqs[seq]) {
+		struct seq_writer *w = calloc(1, sizeof(*w));
+
+		if (!w || !(w->staging = malloc(c->chunk_size))) {
+			free(w);
+			return NULL;
+		}
+		c->seqs[seq] = w;
+	}
+	return c->seqs[seq];
+}
+
+/* Whole packets that begin in a chunk. */
+static uint32_t packets_in(const struct slot *s)
+{
+	uint32_t n = s->nfrags;
+
+	if (s->flags & CHUNK_FIRST_CONTINUES)
+		n--;
+	return n;
+}
+
+static void lose_slot(struct central *c, const struct slot *s)
+{
+	c->st.packets_lost += packets_in(s);
+	if (s->seq < c->nseqs && c->seqs[s->seq])
+		c->seqs[s->seq]->packets_lost += packets_in(s);
+}
+
+/* Moves the staging chunk of seq into the ring, or loses it. */
+static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
+{
+	struct slot *s = &c->slots[c->wr];
+	struct slot fresh = { true, false, w->flags, w->nfrags, seq,
+			      w->next_chunk_id++, w->used };
+
+	if (!w->used)
+		return;
+	w->used = 0;
+	w->nfrags = 0;
+	w->flags = w->open_packet ? CHUNK_FIRST_CONTINUES : 0;
+	if (c->sealed || (s->used && !s->read && c->policy == FILL_DISCARD)) {
+		c->sealed = true;
+		c->st.chunks_discarded++;
+		lose_slot(c, &fresh);
+		return;
+	}
+	if (s->used && !s->read) {
+		c->st.chunks_overwritten++;
+		c->st.bytes_overwritten += record_size(s->size);
+		lose_slot(c, s);
+	}
+	memcpy(c->mem + c->wr * c->chunk_size, w->staging, fresh.size);
+	*s = fresh;
+	c->st.chunks_written++;
+	c->st.bytes_written += record_size(fresh.size);
+	if (++c->wr == c->nslots) {
+		c->wr = 0;
+		c->st.write_wrap_count++;
+	}
+}
+
+static int central_write(struct packet_sink *sink, uint32_t seq,
+			 const uint8_t *pkt, size_t len)
+{
+	struct central *c = sink->ctx;
+	struct seq_writer *w = seq_get(c, seq);
+
+	if (!w)
+		return -ENOMEM;
+	do {
+		uint32_t room = c->chunk_size - w->used;
+		uint32_t n;
+
+		if (room <= FRAG_HDR || w->nfrags == UINT16_MAX) {
+			commit(c, seq, w);
+			continue;
+		}
+		n = room - FRAG_HDR < len ? room - FRAG_HDR : (uint32_t)len;
+		w->staging[w->used] = (uint8_t)n;
+		w->staging[w->used + 1] = (uint8_t)(n >> 8);
+		w->staging[w->used + 2] = (uint8_t)(n >> 16);
+		w->staging[w->used + 3] = (uint8_t)(n >> 24);
+		memcpy(w->staging + w->used + FRAG_HDR, pkt, n);
+		w->used += FRAG_HDR + n;
+		w->nfrags++;
+		pkt += n;
+		len -= n;
+		w->open_packet = len > 0;
+		if (w->open_packet) {
+			w->flags |= CHUNK_LAST_CONTINUES;
+			commit(c, seq, w);
+		}
+	} while (len > 0);
+	return 0;
+}
+
+struct packet_sink *central_sink(struct central *c)
+{
+	return &c->sink;
+}
+
+void central_flush(struct central *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nseqs; i++)
+		if (c->seqs[i] && c->seqs[i]->used && !c->seqs[i]->open_packet)
+			commit(c, (uint32_t)i, c->seqs[i]);
+}
+
+static int append(uint8_t **buf, size_t *len, size_t *cap, const uint8_t *p,
+		  size_t n)
+{
+	if (*len + n > *cap) {
+		size_t nc = (*len + n) * 2;
+		uint8_t *b = realloc(*buf, nc);
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, p, n);
+	*len += n;
+	return 0;
+}
+
+/* Emits one whole packet, with previous_packet_dropped appended after a
+ * gap (the last value of a field wins, so it overrides the writer's). */
+static int emit(struct central *c, struct seq_reader *r, uint32_t seq,
+		const uint8_t *p, size_t n, struct packet_sink *out)
+{
+	static const uint8_t dropped[] = { 0xD0, 0x02, DROPPED_OVERWRITE };
+	size_t len = 0;
+	int e;
+
+	if (!r->gap)
+		return sink_write(out, seq, p, n);
+	e = append(&c->scratch, &len, &c->scratch_cap, p, n);
+	if (!e)
+		e = append(&c->scratch, &len, &c->scratch_cap, dropped,
+			   sizeof(dropped));
+	r->gap = false;
+	return e ? e : sink_write(out, seq, c->scratch, len);
+}
+
+static int read_chunk(struct central *c, const struct slot *s,
+		      const uint8_t *data, struct seq_reader *r,
+		      struct packet_sink *out)
+{
+	uint32_t off = 0, i;
+	int e = 0;
+
+	if (!r->started ? s->chunk_id != 0 : s->chunk_id != r->next_chunk_id) {
+		r->gap = true;
+		r->partial_len = 0;
+		r->has_partial = false;
+	}
+	r->started = true;
+	r->next_chunk_id = s->chunk_id + 1;
+	for (i = 0; i < s->nfrags && !e; i++) {
+		uint32_t n = (uint32_t)data[off] | (uint32_t)data[off + 1] << 8 |
+			     (uint32_t)data[off + 2] << 16 |
+			     (uint32_t)data[off + 3] << 24;
+		const uint8_t *p = data + off + FRAG_HDR;
+		bool cont_in = i == 0 && (s->flags & CHUNK_FIRST_CONTINUES);
+		bool cont_out = i + 1 == s->nfrags &&
+				(s->flags & CHUNK_LAST_CONTINUES);
+
+		off += FRAG_HDR + n;
+		if (cont_in && !r->has_partial) {
+			c->st.readaheads_failed++; /* its head was lost */
+			continue;
+		}
+		if (!cont_in)
+			r->partial_len = 0;
+		if (cont_out || cont_in) {
+			e = append(&r->partial, &r->partial_len,
+				   &r->partial_cap, p, n);
+			r->has_partial = cont_out;
+			if (!e && !cont_out)
+				e = emit(c, r, s->seq, r->partial,
+					 r->partial_len, out);
+			continue;
+		}
+		e = emit(c, r, s->seq, p, n, out);
+	}
+	return e;
+}
+
+int central_read(struct central *c, struct packet_sink *out, bool consume)
+{
+	struct seq_reader *tmp = calloc(c->nseqs ? c->nseqs : 1, sizeof(*tmp));
+	size_t i;
+	int e = tmp ? 0 : -ENOMEM;
+
+	for (i = 0; i < c->nseqs && !e; i++)
+		if (c->seqs[i])
+			tmp[i] = c->seqs[i]->rd; /* snapshot: a copy of the state */
+	for (i = 0; i < c->nslots && !e; i++) {
+		size_t k = (c->wr + i) % c->nslots;
+		struct slot *s = &c->slots[k];
+		struct seq_reader *r;
+
+		if (!s->used || s->read)
+			continue;
+		r = consume ? &c->seqs[s->seq]->rd : &tmp[s->seq];
+		if (!consume && r->partial == c->seqs[s->seq]->rd.partial &&
+		    r->partial) {
+			/* do not write into the persistent buffer */
+			uint8_t *copy = malloc(r->partial_cap);
+
+			if (!copy) {
+				e = -ENOMEM;
+				break;
+			}
+			memcpy(copy, r->partial, r->partial_len);
+			r->partial = copy;
+		}
+		e = read_chunk(c, s, c->mem + k * c->chunk_size, r, out);
+		if (consume) {
+			s->read = true;
+			c->st.chunks_read++;
+			c->st.bytes_read += record_size(s->size);
+		}
+	}
+	for (i = 0; tmp && i < c->nseqs; i++)
+		if (c->seqs[i] && tmp[i].partial != c->seqs[i]->rd.partial)
+			free(tmp[i].partial);
+	free(tmp);
+	return e;
+}
+
+const struct central_stats *central_stats(const struct central *c)
+{
+	return &c->st;
+}
+
+uint64_t central_seq_packets_lost(const struct central *c, uint32_t seq)
+{
+	return seq < c->nseqs && c->seqs[seq] ? c->seqs[seq]->packets_lost : 0;
+}
+
+struct central *central_new(uint64_t size, uint32_t chunk_size,
+			    enum fill_policy policy)
+{
+	struct central *c = calloc(1, sizeof(*c));
+
+	if (!c || chunk_size <= FRAG_HDR * 2)
+		goto fail;
+	c->policy = policy;
+	c->chunk_size = chunk_size;
+	c->nslots = size / chunk_size < 2 ? 2 : size / chunk_size;
+	c->mem_len = c->nslots * chunk_size;
+	/* Untouched pages cost no memory until written. */
+	c->mem = mmap(NULL, c->mem_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c->slots = calloc(c->nslots, sizeof(*c->slots));
+	if (c->mem == MAP_FAILED)
+		c->mem = NULL;
+	if (!c->mem || !c->slots)
+		goto fail;
+	c->st.buffer_size = c->mem_len;
+	c->sink.write = central_write;
+	c->sink.ctx = c;
+	return c;
+fail:
+	central_free(c);
+	return NULL;
+}
+
+void central_free(struct central *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nseqs; i++) {
+		if (!c->seqs[i])
+			continue;
+		free(c->seqs[i]->staging);
+		free(c->seqs[i]->rd.partial);
+		free(c->seqs[i]);
+	}
+	free(c->seqs);
+	free(c->slots);
+	if (c->mem)
+		munmap(c->mem, c->mem_len);
+	free(c->scratch);
+	free(c);
+}
