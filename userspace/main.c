@@ -12,6 +12,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record },
 	{ "dump", cmd_dump },
+	{ "stats", cmd_stats },
 };
 
 int main(int argc, char **argv)

@@ -43,3 +43,14 @@ protoc_decode() {
 	protoc --decode=perfetto.protos.Trace -I"$PROTOS_DIR" \
 		"$PROTOS_DIR/perfetto/trace.proto" <"$1" >"$TMP/decoded.txt"
 }
+
+# A stat's value from `bpftrace-rec stats --json`: stat_value FILE NAME [IDX]
+stat_value() {
+	"$BTR" stats --json "$1" | jq -r --arg n "$2" --argjson i "${3:-0}" \
+		'[.[] | select(.name == $n and (.idx == $i or .idx == null)) | .value] | add // 0'
+}
+
+# Number of scheduler event lines in $TMP/dump.txt.
+count_sched_events() {
+	awk '$2 ~ /^[0-9]+$/ && $3 != "lost_events" && $3 != "ftrace_cpu_stats"' "$TMP/dump.txt" | wc -l
+}

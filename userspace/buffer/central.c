@@ -47,6 +47,7 @@ struct central {
 	bool sealed;
 	uint32_t chunk_size;
 	size_t nslots, wr;
+	size_t unread; /* slots used and not read */
 	uint8_t *mem;
 	size_t mem_len;
 	struct slot *slots;
@@ -121,6 +122,8 @@ static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 		lose_slot(c, &fresh);
 		return;
 	}
+	if (!s->used || s->read)
+		c->unread++;
 	if (s->used && !s->read) {
 		c->st.chunks_overwritten++;
 		c->st.bytes_overwritten += record_size(s->size);
@@ -265,45 +268,60 @@ static int read_chunk(struct central *c, const struct slot *s,
 	return e;
 }
 
-int central_read(struct central *c, struct packet_sink *out, bool consume)
+/* The reassembly state a pass uses: the persistent one when consuming;
+ * for a snapshot, private copies (with their own partial buffers), so the
+ * buffer and the next real pass are unaffected. */
+static struct seq_reader *snapshot_readers(const struct central *c)
 {
 	struct seq_reader *tmp = calloc(c->nseqs ? c->nseqs : 1, sizeof(*tmp));
 	size_t i;
-	int e = tmp ? 0 : -ENOMEM;
 
-	for (i = 0; i < c->nseqs && !e; i++)
-		if (c->seqs[i])
-			tmp[i] = c->seqs[i]->rd; /* snapshot: a copy of the state */
+	for (i = 0; tmp && i < c->nseqs; i++) {
+		const struct seq_reader *rd;
+
+		if (!c->seqs[i])
+			continue;
+		rd = &c->seqs[i]->rd;
+		tmp[i] = *rd;
+		tmp[i].partial = NULL;
+		tmp[i].partial_cap = 0;
+		tmp[i].partial_len = 0;
+		if (rd->partial_len &&
+		    append(&tmp[i].partial, &tmp[i].partial_len,
+			   &tmp[i].partial_cap, rd->partial, rd->partial_len)) {
+			while (i--)
+				free(tmp[i].partial);
+			free(tmp);
+			return NULL;
+		}
+	}
+	return tmp;
+}
+
+int central_read(struct central *c, struct packet_sink *out, bool consume)
+{
+	struct seq_reader *tmp = consume ? NULL : snapshot_readers(c);
+	size_t i;
+	int e = consume || tmp ? 0 : -ENOMEM;
+
 	for (i = 0; i < c->nslots && !e; i++) {
 		size_t k = (c->wr + i) % c->nslots;
 		struct slot *s = &c->slots[k];
-		struct seq_reader *r;
 
 		if (!s->used || s->read)
 			continue;
-		r = consume ? &c->seqs[s->seq]->rd : &tmp[s->seq];
-		if (!consume && r->partial == c->seqs[s->seq]->rd.partial &&
-		    r->partial) {
-			/* do not write into the persistent buffer */
-			uint8_t *copy = malloc(r->partial_cap);
-
-			if (!copy) {
-				e = -ENOMEM;
-				break;
-			}
-			memcpy(copy, r->partial, r->partial_len);
-			r->partial = copy;
-		}
-		e = read_chunk(c, s, c->mem + k * c->chunk_size, r, out);
+		e = read_chunk(c, s, c->mem + k * c->chunk_size,
+			       consume ? &c->seqs[s->seq]->rd : &tmp[s->seq],
+			       out);
 		if (consume) {
 			s->read = true;
+			c->unread--;
 			c->st.chunks_read++;
 			c->st.bytes_read += record_size(s->size);
 		}
 	}
 	for (i = 0; tmp && i < c->nseqs; i++)
-		if (c->seqs[i] && tmp[i].partial != c->seqs[i]->rd.partial)
-			free(tmp[i].partial);
+		free(tmp[i].partial);
 	free(tmp);
 	return e;
 }
@@ -311,6 +329,16 @@ int central_read(struct central *c, struct packet_sink *out, bool consume)
 const struct central_stats *central_stats(const struct central *c)
 {
 	return &c->st;
+}
+
+size_t central_unread_chunks(const struct central *c)
+{
+	return c->unread;
+}
+
+size_t central_slots(const struct central *c)
+{
+	return c->nslots;
 }
 
 uint64_t central_seq_packets_lost(const struct central *c, uint32_t seq)

@@ -38,6 +38,12 @@ void central_free(struct central *c);
 /* The sink that writers use: packets of sequence seq_id go to its staging
  * chunk. */
 struct packet_sink *central_sink(struct central *c);
+/* More than half of the chunks are unread: a streaming recorder writes
+ * them out now rather than let them be overwritten (or refused). */
+static inline bool central_under_pressure(size_t unread, size_t slots)
+{
+	return 2 * unread > slots;
+}
 /* Commits every partly filled staging chunk (a flush). */
 void central_flush(struct central *c);
 /* Writes every unread packet to out. consume: mark the chunks read (a
@@ -45,6 +51,9 @@ void central_flush(struct central *c);
  * snapshot). Returns 0 or the sink's error. */
 int central_read(struct central *c, struct packet_sink *out, bool consume);
 const struct central_stats *central_stats(const struct central *c);
+/* Committed chunks not read yet, and the number of chunk slots. */
+size_t central_unread_chunks(const struct central *c);
+size_t central_slots(const struct central *c);
 /* Packets lost so far by sequence seq_id (overwritten or discarded). */
 uint64_t central_seq_packets_lost(const struct central *c, uint32_t seq_id);
 

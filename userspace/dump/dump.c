@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -138,15 +139,21 @@ int cmd_dump(int argc, char **argv)
 	struct dump_args args = { 0 };
 	struct dump_ctx c = { 0 };
 	struct trace_reader *r;
-	char err[512], *av[argc + 1];
+	char err[512], **av;
 	int status;
 
 	/* argp names the program after argv[0] in its messages. */
+	av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av) {
+		log_error("out of memory");
+		return EXIT_FAIL;
+	}
 	memcpy(av, argv, sizeof(*av) * (size_t)argc);
 	av[0] = name;
-	av[argc] = NULL;
 	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, argc, av, 0, NULL, &args))
+	status = argp_parse(&argp, argc, av, 0, NULL, &args);
+	free(av);
+	if (status)
 		return EXIT_USAGE;
 	if (args.verbose)
 		log_verbosity = 1;

@@ -36,16 +36,16 @@ static size_t usable(struct dump_ctx *c, const char *what,
 		     size_t n_table)
 {
 	size_t n = lens[0], i;
+	bool differ = false;
 
-	for (i = 1; i < n_lens; i++)
-		if (lens[i] != n) {
-			for (i = 1; i < n_lens; i++)
-				if (lens[i] < n)
-					n = lens[i];
-			dump_warn(c, "compact %s arrays differ in length; "
-				  "using the first %zu", what, n);
-			break;
-		}
+	for (i = 1; i < n_lens; i++) {
+		differ |= lens[i] != lens[0];
+		if (lens[i] < n)
+			n = lens[i];
+	}
+	if (differ)
+		dump_warn(c, "compact %s arrays differ in length; using the "
+			  "first %zu", what, n);
 	for (i = 0; i < n; i++)
 		if (comm[i] >= n_table) {
 			dump_warn(c, "compact %s %zu: comm index %u outside "

@@ -125,7 +125,9 @@ bool btr_clock_graph_is_known(const struct btr_clock_graph *g,
 
 /* Converts ts on src (raw units of src; a delta for an incremental src) to
  * nanoseconds of dst, which may be negative. On failure *ns is untouched and
- * the failure's counter is incremented. */
+ * the failure's counter is incremented. Never allocates: the path of a
+ * (src, dst) pair is kept until the next snapshot, with the row each link
+ * used last, so a stream of growing timestamps rarely searches. */
 enum btr_clock_result btr_clock_graph_convert(struct btr_clock_graph *g,
 					      struct btr_clock_key src,
 					      int64_t ts,

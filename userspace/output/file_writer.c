@@ -41,6 +41,30 @@ static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 	return 0;
 }
 
+/* Length of the longest prefix of buf[0..n) made of whole records (the
+ * buffer holds only records: 0x0A, varint length, payload). */
+static size_t whole_records(const uint8_t *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		size_t p = off + 1, len = 0;
+		unsigned shift = 0;
+
+		while (p < n && (buf[p] & 0x80) && shift < 63) {
+			len |= (size_t)(buf[p++] & 0x7f) << shift;
+			shift += 7;
+		}
+		if (p >= n)
+			break;
+		len |= (size_t)buf[p++] << shift;
+		if (len > n - p)
+			break;
+		off = p + len;
+	}
+	return off;
+}
+
 int file_writer_flush(struct file_writer *w)
 {
 	size_t done;
@@ -50,9 +74,13 @@ int file_writer_flush(struct file_writer *w)
 		return w->err;
 	e = write_all(w->fd, w->buf, w->len, &done);
 	if (e) {
-		/* Roll back the torn records; the file keeps whole ones. */
-		if (!w->is_stdout && ftruncate(w->fd, (off_t)w->committed) == 0)
-			lseek(w->fd, (off_t)w->committed, SEEK_SET);
+		/* Keep the whole records that made it; cut the torn one. */
+		uint64_t keep = w->committed + whole_records(w->buf, done);
+
+		if (!w->is_stdout && ftruncate(w->fd, (off_t)keep) == 0)
+			lseek(w->fd, (off_t)keep, SEEK_SET);
+		w->committed = keep;
+		w->len = 0;
 		w->err = e;
 		return e;
 	}

@@ -120,6 +120,11 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	r->counts.events++;
 	r->read_events[cpu]++;
 	note_tids(r, h);
+	/* Streaming, and a drain pass fills the buffer faster than the
+	 * period writes it: write now rather than lose data. */
+	if (r->o.stream && central_under_pressure(central_unread_chunks(r->out.buf),
+						  central_slots(r->out.buf)))
+		return output_write(&r->out);
 	return 0;
 }
 
@@ -131,6 +136,12 @@ static int take_clock_snapshot(struct recorder *r)
 
 	clocks_read_user(&r->user_clocks);
 	e = capture_clock_stamp(r->cap, ++r->clock_seq);
+	if (e == -ENOSPC) {
+		/* This CPU's ring is full: the next period will try again. */
+		log_debug("clock snapshot skipped: ring full");
+		r->counts.clock_skipped++;
+		return 0;
+	}
 	if (e)
 		return e;
 	e = capture_drain(r->cap);
@@ -227,6 +238,9 @@ static int write_start(struct recorder *r)
 		e = service_emit_event(h, clocks_boottime_ns(), 1);
 	if (!e)
 		e = procfs_scan_all(r->procs);
+	/* Commit the scan now: with --fill-policy discard it is among the
+	 * oldest data, which that policy keeps. */
+	central_flush(r->out.buf);
 	return e;
 }
 
@@ -288,9 +302,10 @@ static int periodic_work(struct recorder *r, uint64_t now, uint64_t *next)
 		procfs_clear(r->procs);
 	if (!e && due(now, &next[2], r->o.flush_period_ns))
 		central_flush(r->out.buf);
-	if (!e && r->o.stream &&
-	    due(now, &next[3], r->o.file_write_period_ns))
+	if (!e && r->o.stream && due(now, &next[3], r->o.file_write_period_ns))
 		e = output_write(&r->out);
+	if (!e && r->out.file.err)
+		e = r->out.file.err; /* from a write under buffer pressure */
 	if (!e && snapshot_requests) {
 		snapshot_requests = 0;
 		output_snapshot(&r->out); /* a failure is reported, not fatal */

@@ -12,6 +12,7 @@ struct rec_counts {
 	uint64_t by_type[BTR_REC_TYPE_MAX];
 	uint64_t events; /* scheduler records read */
 	uint64_t lost;   /* reserve failures (BPF side) */
+	uint64_t clock_skipped; /* clock stamps that found their ring full */
 };
 
 struct status {

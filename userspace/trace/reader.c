@@ -22,7 +22,13 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 /* Internal results of fill() and varint_at(). */
-enum { GOT = 0, AT_EOF = 1, READ_FAILED = -1, VARINT_BAD = -2 };
+enum {
+	GOT = 0,
+	AT_EOF = 1,
+	READ_FAILED = -1,
+	VARINT_LONG = -2,      /* more than 10 bytes */
+	VARINT_OVERFLOW = -3,  /* 10 bytes holding more than 64 bits */
+};
 
 struct trace_reader {
 	gzFile gz;
@@ -37,6 +43,7 @@ struct trace_reader {
 	bool done;               /* later calls return `final` */
 	int final;
 	char msg[512];
+	char why[160];           /* reason of a READ_FAILED */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -159,8 +166,18 @@ static int fill(struct trace_reader *r, size_t need, const char **why)
 		if (n < 0) {
 			int errnum;
 			const char *m = gzerror(r->gz, &errnum);
+			const char *sep = strstr(m, ": ");
 
-			*why = errnum == Z_ERRNO ? strerror(errno) : m;
+			if (strncmp(m, "<fd:", 4) == 0 && sep)
+				m = sep + 2; /* zlib prefixes "<fd:N>: " */
+
+			if (errnum == Z_ERRNO)
+				snprintf(r->why, sizeof(r->why), "%s",
+					 strerror(errno));
+			else
+				snprintf(r->why, sizeof(r->why),
+					 "corrupt gzip data (%s)", m);
+			*why = r->why;
 			return READ_FAILED;
 		}
 		if (n == 0) {
@@ -192,13 +209,13 @@ static int varint_at(struct trace_reader *r, size_t pos, uint64_t *v,
 		val |= (uint64_t)(b & 0x7f) << (7 * i);
 		if (!(b & 0x80)) {
 			if (i == VARINT_MAX - 1 && b > 1)
-				break; /* more than 64 bits */
+				return VARINT_OVERFLOW;
 			*v = val;
 			*n = i + 1;
 			return GOT;
 		}
 	}
-	return VARINT_BAD;
+	return VARINT_LONG;
 }
 
 /* Drops n bytes from the stream without keeping them. */
@@ -250,9 +267,12 @@ static int record_failed(struct trace_reader *r, int rc, uint64_t off,
 {
 	if (rc == READ_FAILED)
 		return finish(r, TRACE_READ_ERROR, off, "read error: %s", why);
-	if (rc == VARINT_BAD)
+	if (rc == VARINT_LONG)
 		return finish(r, TRACE_READ_ERROR, off,
 			      "%s varint longer than 10 bytes", what);
+	if (rc == VARINT_OVERFLOW)
+		return finish(r, TRACE_READ_ERROR, off,
+			      "%s varint overflows 64 bits", what);
 	return finish(r, TRACE_READ_TRUNCATED, off,
 		      "truncated record at end of %s (%s cut short)",
 		      r->gz_truncated ? "gzip stream" : "file", what);

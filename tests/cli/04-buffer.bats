@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# Loss accounting, the central buffer's fill policies, streaming, snapshots
+# and a full disk: every stage that can lose data counts it.
+
+load helpers
+
+@test "conservation: records + BPF drops = program runs, per CPU, with tiny rings" {
+	need_root
+	# The reader is stopped while a load runs: its 4K rings overflow.
+	"$BTR" -v --ringbuf-size 4K -o "$TMP/t.pb" 2>"$TMP/err" &
+	local pid=$!
+	sleep 0.5
+	kill -STOP "$pid"
+	perf bench sched pipe -l 20000 >/dev/null
+	kill -CONT "$pid"
+	perf bench sched pipe -l 5000 >/dev/null
+	kill -INT "$pid"
+	wait "$pid"
+	dump_trace "$TMP/t.pb"
+	local dropped_total=0
+	while read -r cpu runs readn dropped; do
+		echo "cpu $cpu: runs $runs read $readn dropped $dropped"
+		[ "$runs" -eq $((readn + dropped)) ]
+		# what was read is in the trace, on that CPU
+		local in_trace
+		in_trace=$(awk -v c="$cpu" '$2 == c && $3 != "lost_events" && $3 != "ftrace_cpu_stats"' "$TMP/dump.txt" | wc -l)
+		[ "$in_trace" -eq "$readn" ]
+		# and the drops are in the trace's ftrace stats
+		[ "$(stat_value "$TMP/t.pb" ftrace_cpu_dropped_events_end "$cpu")" -eq "$dropped" ]
+		dropped_total=$((dropped_total + dropped))
+	done < <(sed -n 's/.*cpu \([0-9]*\): \([0-9]*\) program runs, \([0-9]*\) records read, \([0-9]*\) dropped/\1 \2 \3 \4/p' "$TMP/err")
+	# the rings were small enough to overflow, and the loss is flagged
+	[ "$dropped_total" -gt 0 ]
+	grep -q " lost_events" "$TMP/dump.txt"
+	run "$BTR" stats --fail-on-loss "$TMP/t.pb"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *ftrace_cpu_has_data_loss* ]]
+}
+
+@test "ring policy: a tiny buffer keeps the newest events, all decodable" {
+	record_cmd -q -b 256K -- sh -c "perf bench sched pipe -l 30000 >/dev/null; exec $TOOLS/pingpong 300"
+	[ "$(stat_value "$TMP/trace.pb" traced_buf_chunks_overwritten)" -gt 0 ]
+	protoc_decode "$TMP/trace.pb"
+	dump_trace "$TMP/trace.pb"
+	# every switch that survived has its comm resolved
+	! awk '$3 == "sched_switch" && $0 !~ / next_comm=[^ ]+/' "$TMP/dump.txt" | grep -q .
+	# the newest events, the ping-pong that ran last, are there; the
+	# oldest, the initial process scan, is gone
+	grep -q "sched_process_exit .*comm=pingpong-child" "$TMP/dump.txt"
+	grep -q "next_comm=pingpong-parent" "$TMP/dump.txt"
+	! grep -q " process pid=1 " "$TMP/dump.txt"
+	run "$BTR" stats --fail-on-loss "$TMP/trace.pb"
+	[ "$status" -eq 0 ]  # overwriting the oldest is what ring mode asks for
+}
+
+@test "discard policy: a tiny buffer keeps the oldest events" {
+	record_cmd -q -b 64K --fill-policy discard -- perf bench sched pipe -l 5000
+	[ "$(stat_value "$TMP/trace.pb" traced_buf_chunks_discarded)" -gt 0 ]
+	[ "$(stat_value "$TMP/trace.pb" traced_buf_chunks_overwritten)" -eq 0 ]
+	dump_trace "$TMP/trace.pb"
+	# the initial process scan, first thing in the buffer, is there
+	grep -q " process pid=1 " "$TMP/dump.txt"
+	# and the benchmark's end is not
+	! grep -q "sched_process_exit .*comm=perf" "$TMP/dump.txt"
+}
+
+@test "streaming: a recording five times the buffer keeps every event" {
+	need_root
+	"$BTR" -v -b 256K --stream --file-write-period 200ms -o "$TMP/t.pb" -- \
+		perf bench sched pipe -l 60000 >/dev/null 2>"$TMP/err"
+	local size read_total
+	size=$(stat -c %s "$TMP/t.pb")
+	echo "file $size bytes"
+	[ "$size" -gt $((5 * 256 * 1024)) ]
+	[ "$(stat_value "$TMP/t.pb" traced_buf_chunks_overwritten)" -eq 0 ]
+	[ "$(stat_value "$TMP/t.pb" traced_buf_chunks_discarded)" -eq 0 ]
+	read_total=$(sed -n 's/.*cpu [0-9]*: [0-9]* program runs, \([0-9]*\) records read.*/\1/p' "$TMP/err" | awk '{ n += $1 } END { print n }')
+	dump_trace "$TMP/t.pb"
+	echo "read $read_total, in trace $(count_sched_events)"
+	[ "$(count_sched_events)" -eq "$read_total" ]
+	run "$BTR" stats --fail-on-loss "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+}
+
+@test "streaming: SIGKILL mid-recording leaves a decodable file" {
+	need_root
+	"$BTR" -q --stream --file-write-period 100ms -o "$TMP/t.pb" -- \
+		perf bench sched pipe -l 2000000 >/dev/null 2>&1 &
+	local pid=$!
+	sleep 1.5
+	kill -KILL "$pid"
+	wait "$pid" || true
+	pkill -f "perf bench sched pipe -l 2000000" || true
+	run "$BTR" dump "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' sched_switch ' <<<"$output")" -gt 1000 ]
+}
+
+@test "SIGUSR1 writes a snapshot while recording goes on" {
+	need_root
+	"$BTR" -q -o "$TMP/t.pb" 2>"$TMP/err" &
+	local pid=$!
+	sleep 1
+	kill -USR1 "$pid"
+	for _ in $(seq 50); do [ -s "$TMP/t.1.pb" ] && break; sleep 0.1; done
+	sleep 0.5
+	kill -USR1 "$pid"
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"
+	protoc_decode "$TMP/t.1.pb"
+	grep -q compact_sched "$TMP/decoded.txt"
+	grep -q trace_stats "$TMP/decoded.txt"
+	protoc_decode "$TMP/t.2.pb"
+	# the final file is complete: it has everything the snapshots had
+	protoc_decode "$TMP/t.pb"
+	grep -q "final_flush_outcome" "$TMP/decoded.txt"
+	[ "$(stat -c %s "$TMP/t.pb")" -gt "$(stat -c %s "$TMP/t.1.pb")" ]
+	[ "$(stat -c %a "$TMP/t.1.pb")" = 600 ]
+}
+
+@test "a full file system: clear error, non-zero exit, what was written decodes" {
+	need_root
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=256k tmpfs "$TMP/small"
+	local rc=0 dump_rc=0
+	"$BTR" -q --stream --file-write-period 100ms -o "$TMP/small/t.pb" -- \
+		perf bench sched pipe -l 100000 >/dev/null 2>"$TMP/err" || rc=$?
+	"$BTR" dump "$TMP/small/t.pb" >"$TMP/dump.txt" 2>&1 || dump_rc=$?
+	cp "$TMP/small/t.pb" "$TMP/copy.pb"
+	umount "$TMP/small"
+	cat "$TMP/err"
+	[ "$rc" -eq 1 ]
+	grep -q "$TMP/small/t.pb: No space left on device" "$TMP/err"
+	[ "$dump_rc" -eq 0 ]
+	[ "$(grep -c ' sched_switch ' "$TMP/dump.txt")" -gt 100 ]
+	protoc_decode "$TMP/copy.pb" 
+}
+
+@test "stats: usage errors and a missing file" {
+	run "$BTR" stats
+	[ "$status" -eq 64 ]
+	run "$BTR" stats "$TMP/none.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$TMP/none.pb"* ]]
+}
+
+@test "--file-write-period without --stream is a usage error" {
+	run "$BTR" --file-write-period 1s
+	[ "$status" -eq 64 ]
+	run "$BTR" --fill-policy sometimes
+	[ "$status" -eq 64 ]
+	run "$BTR" -b 1K
+	[ "$status" -eq 64 ]
+}

@@ -1,0 +1,35 @@
+/* The statistics of a trace, as rows like trace_processor's `stats` table
+ * (name, idx, severity, source, value) with Perfetto's stat names: read
+ * from TraceStats and FtraceStats, and derived from the packets (bundle
+ * lost_events, previous_packet_dropped per sequence, the config echo). */
+#ifndef BTR_STATS_TABLE_H
+#define BTR_STATS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum stat_severity { SEV_INFO, SEV_ERROR, SEV_DATA_LOSS };
+enum stat_source { SRC_TRACE, SRC_ANALYSIS };
+
+struct stat_row {
+	const char *name;
+	int64_t idx; /* -1: not indexed */
+	enum stat_severity severity;
+	enum stat_source source;
+	int64_t value;
+};
+
+struct stat_table {
+	struct stat_row *rows;
+	size_t n, cap;
+};
+
+/* Reads PATH and fills t. Returns 0, or -1 with a message in err. */
+int stat_table_read(struct stat_table *t, const char *path, char *err,
+		    size_t errlen);
+void stat_table_free(struct stat_table *t);
+const char *stat_severity_name(enum stat_severity s);
+const char *stat_source_name(enum stat_source s);
+
+#endif
