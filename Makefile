@@ -133,18 +133,25 @@ record: deps all
 vmlinux:
 	$(Q)scripts/gen-vmlinux.sh $(ARCH)
 
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/bpftrace-rec
 	install -m 0644 scripts/bpftrace-rec.8 $(DESTDIR)$(PREFIX)/share/man/man8/bpftrace-rec.8
 	install -m 0644 scripts/bpftrace-rec.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpftrace-rec
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/bpftrace-rec.service \
+		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/bpftrace-rec.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/bpftrace-rec.service
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/bpftrace-rec \
 		$(DESTDIR)$(PREFIX)/share/man/man8/bpftrace-rec.8 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpftrace-rec
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bpftrace-rec \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/bpftrace-rec.service
 
 clean:
 	rm -rf $(OUT)
