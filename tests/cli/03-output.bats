@@ -89,3 +89,30 @@ load helpers
 	[ $(( (t1 - t0) / 1000000 )) -ge 1000 ]
 	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]
 }
+
+# CapEff of the recorder while it records (after the start-up).
+recording_caps() {
+	"$BTR" -q -d 3 -o "$TMP/t.pb" &
+	local pid=$!
+	sleep 1.5
+	grep -E '^(CapEff|CapBnd|NoNewPrivs):' "/proc/$pid/status" >"$TMP/caps"
+	wait "$pid"
+}
+
+@test "after start-up the recorder holds no capability" {
+	need_root
+	recording_caps
+	cat "$TMP/caps"
+	grep -q "CapEff:	0000000000000000" "$TMP/caps"
+	grep -q "CapBnd:	0000000000000000" "$TMP/caps"
+	grep -q "NoNewPrivs:	1" "$TMP/caps"
+	# and the recording still completed, clock snapshots included
+	dump_trace "$TMP/t.pb"
+	[ "$(grep -c ' clock_snapshot ' "$TMP/dump.txt")" -ge 3 ]
+}
+
+@test "under sudo it keeps only CAP_CHOWN, for snapshot files" {
+	need_root
+	SUDO_UID=65534 SUDO_GID=65534 recording_caps
+	grep -q "CapEff:	0000000000000001" "$TMP/caps"
+}

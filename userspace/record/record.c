@@ -20,6 +20,7 @@
 #include "record/clocks.h"
 #include "record/options.h"
 #include "record/output.h"
+#include "record/privileges.h"
 #include "record/procfs.h"
 #include "record/service.h"
 #include "record/status.h"
@@ -271,6 +272,11 @@ static int start(struct recorder *r)
 			return e;
 		}
 	}
+	/* Loaded, attached, output open: keep only what snapshot files
+	 * need (their hand-over to the sudo user). */
+	e = privileges_drop(getenv("SUDO_UID") != NULL);
+	if (e)
+		log_warn("cannot drop privileges: %s", strerror(-e));
 	return 0;
 }
 

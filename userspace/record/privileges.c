@@ -1,0 +1,32 @@
+/* Capability dropping with libcap. */
+#include "record/privileges.h"
+
+#include <errno.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+int privileges_drop(bool keep_chown)
+{
+	cap_value_t chown_cap = CAP_CHOWN;
+	cap_value_t c;
+	cap_t caps;
+	int e = 0;
+
+	/* Empty the bounding set first: it needs CAP_SETPCAP, dropped below. */
+	for (c = 0; c <= CAP_LAST_CAP; c++)
+		if ((!keep_chown || c != CAP_CHOWN) && CAP_IS_SUPPORTED(c))
+			cap_drop_bound(c);
+	caps = cap_init();
+	if (!caps)
+		return -errno;
+	if (keep_chown &&
+	    (cap_set_flag(caps, CAP_PERMITTED, 1, &chown_cap, CAP_SET) ||
+	     cap_set_flag(caps, CAP_EFFECTIVE, 1, &chown_cap, CAP_SET)))
+		e = -errno;
+	if (!e && cap_set_proc(caps))
+		e = -errno;
+	cap_free(caps);
+	if (!e && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		e = -errno;
+	return e;
+}
