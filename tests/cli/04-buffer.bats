@@ -153,3 +153,39 @@ load helpers
 	run "$BTR" -b 1K
 	[ "$status" -eq 64 ]
 }
+
+@test "--max-file-size stops the recording at the limit with whole packets" {
+	need_root
+	run "$BTR" --stream --file-write-period 100ms --max-file-size 300K \
+		-o "$TMP/t.pb" -- perf bench sched pipe -l 200000
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"max-file-size"* ]]
+	local size
+	size=$(stat -c %s "$TMP/t.pb")
+	[ "$size" -le $((300 * 1024)) ]
+	[ "$size" -gt $((100 * 1024)) ]
+	protoc_decode "$TMP/t.pb"
+}
+
+@test "a second SIGINT exits promptly with a decodable file" {
+	need_root
+	"$BTR" -b 256M -o "$TMP/t.pb" 2>"$TMP/err" -- perf bench sched pipe -l 3000000 &
+	local pid=$! rc=0 t0 t1
+	sleep 2
+	kill -INT "$pid"
+	sleep 0.01
+	kill -INT "$pid" 2>/dev/null || true
+	t0=$(date +%s%N)
+	wait "$pid" || rc=$?
+	t1=$(date +%s%N)
+	pkill -f "perf bench sched pipe -l 3000000" || true
+	echo "exit $rc after $(( (t1 - t0) / 1000000 )) ms"
+	[ $(( (t1 - t0) / 1000000 )) -lt 2000 ]
+	if [ "$rc" -eq 130 ]; then
+		grep -q "interrupted twice" "$TMP/err"
+	else
+		[ "$rc" -eq 0 ]
+	fi
+	run "$BTR" dump "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+}

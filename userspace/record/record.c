@@ -28,12 +28,23 @@
 
 static volatile sig_atomic_t stop_requests, snapshot_requests;
 
+/* The first SIGINT or SIGTERM asks for a clean stop; a second one exits at
+ * once, leaving the file with what is written (whole records, or a torn
+ * last one that readers ignore). */
 static void on_signal(int sig)
 {
-	if (sig == SIGUSR1)
+	static const char msg[] =
+		"bpftrace-rec: interrupted twice: exiting with what is written\n";
+
+	if (sig == SIGUSR1) {
 		snapshot_requests++;
-	else
-		stop_requests++;
+		return;
+	}
+	if (++stop_requests > 1) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			_exit(130);
+		_exit(130);
+	}
 }
 
 struct recorder {
@@ -503,12 +514,6 @@ int cmd_record(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	e = run_loop(&r);
-	if (stop_requests > 1) {
-		log_error("interrupted twice: stopping without the final write");
-		cleanup(&r);
-		output_close(&r.out);
-		return EXIT_FAIL;
-	}
 	if (!e)
 		e = finish(&r);
 	status_summary(&r.status, clocks_boottime_ns(), &r.counts,
