@@ -1,0 +1,76 @@
+/* Encoder of parsed perf samples (perf_text.h) into Perfetto TracePackets
+ * that trace_processor imports as CPU stack samples (perf_sample table, the
+ * UI's "callstacks" tracks and flame graphs), on one packet sequence of
+ * their own:
+ *
+ * - The first packet sets SEQ_INCREMENTAL_STATE_CLEARED; later sample
+ *   packets set SEQ_NEEDS_INCREMENTAL_STATE.
+ * - One packet per sample: timestamp (given by the caller, already on the
+ *   trace clock), PerfSample {pid, tid, cpu when known, callstack_iid,
+ *   cpu_mode}, and the InternedData entries the sample uses for the first
+ *   time: function_names, mapping_paths + mappings (one per dso, its path as
+ *   one string, no address range: trace_processor interns it by name),
+ *   frames (one per (mapping, function), rel_pc 0), callstacks (frame iids
+ *   root first). iids count from 1 in each table. Memory grows with the
+ *   distinct strings, frames, callstacks and threads, not with samples.
+ * - Names, when enabled: after a sample whose (tid, comm) is new, a
+ *   ProcessTree packet with Thread {tid, tgid = pid, name = comm}, and for a
+ *   main thread (pid == tid) whose (pid, comm) is new, Process {pid,
+ *   cmdline = [comm], cmdline_is_comm}. A ProcessTree name outranks names
+ *   from ftrace in trace_processor: when the samples are merged with a
+ *   recorder trace that names its tasks, leave these off.
+ *
+ * trace_processor creates the "perf session" (and its cpu-clock timebase
+ * track, which the UI joins on) from the sequence id alone: no
+ * TracePacketDefaults are needed. Not thread-safe. */
+#ifndef BTR_PERF_SAMPLES_H
+#define BTR_PERF_SAMPLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "offline/perf_text.h"
+#include "output/sink.h"
+
+struct perf_samples_opts {
+	uint32_t seq_id;             /* trusted_packet_sequence_id, not 0 */
+	uint32_t timestamp_clock_id; /* set on every packet unless 0 */
+	bool thread_names;           /* ProcessTree threads, see above */
+	bool process_names;          /* ProcessTree processes, see above */
+	/* Process of a sample whose header has no pid (pid -1): resolve_pid
+	 * (ctx, tid) if set and >= 0, else the tid itself (pid_from_tid). */
+	int32_t (*resolve_pid)(void *ctx, int32_t tid);
+	void *resolve_ctx;
+};
+
+struct perf_samples_stats {
+	uint64_t samples;        /* PerfSample packets */
+	uint64_t packets;        /* all packets written */
+	uint64_t function_names; /* interned entries, per table */
+	uint64_t mappings;       /* (one mapping_paths entry each) */
+	uint64_t frames;
+	uint64_t callstacks;
+	uint64_t pid_from_tid;   /* samples whose pid was guessed = tid */
+	uint64_t thread_names;   /* ProcessTree entries written */
+	uint64_t process_names;
+};
+
+struct perf_samples;
+
+/* NULL with errno set: EINVAL (seq_id 0, no sink) or ENOMEM. */
+struct perf_samples *perf_samples_new(struct packet_sink *sink,
+				      const struct perf_samples_opts *opts);
+void perf_samples_free(struct perf_samples *e);
+
+/* Writes the packets of sample s at timestamp ts (ns on the trace clock, or
+ * on opts.timestamp_clock_id). A sample without frames gets no callstack.
+ * Returns 0 or a negative errno (out of memory, or the sink's error); after
+ * an error every call returns it: the sequence written so far stays
+ * consistent (no reference to an entry that was not written). */
+int perf_samples_add(struct perf_samples *e, const struct perf_text_sample *s,
+		     uint64_t ts);
+
+const struct perf_samples_stats *
+perf_samples_stats(const struct perf_samples *e);
+
+#endif
