@@ -152,8 +152,9 @@ static int central_write(struct packet_sink *sink, uint32_t seq,
 		uint32_t n;
 
 		if (room <= FRAG_HDR || w->nfrags == UINT16_MAX) {
+			/* not continue: a zero-length packet would be lost */
 			commit(c, seq, w);
-			continue;
+			room = c->chunk_size - w->used;
 		}
 		n = room - FRAG_HDR < len ? room - FRAG_HDR : (uint32_t)len;
 		w->staging[w->used] = (uint8_t)n;
@@ -226,7 +227,7 @@ static int emit(struct central *c, struct seq_reader *r, uint32_t seq,
 
 static int read_chunk(struct central *c, const struct slot *s,
 		      const uint8_t *data, struct seq_reader *r,
-		      struct packet_sink *out)
+		      struct packet_sink *out, bool consume)
 {
 	uint32_t off = 0, i;
 	int e = 0;
@@ -249,7 +250,8 @@ static int read_chunk(struct central *c, const struct slot *s,
 
 		off += FRAG_HDR + n;
 		if (cont_in && !r->has_partial) {
-			c->st.readaheads_failed++; /* its head was lost */
+			if (consume) /* a snapshot leaves the stats alone */
+				c->st.readaheads_failed++; /* head was lost */
 			continue;
 		}
 		if (!cont_in)
@@ -312,7 +314,7 @@ int central_read(struct central *c, struct packet_sink *out, bool consume)
 			continue;
 		e = read_chunk(c, s, c->mem + k * c->chunk_size,
 			       consume ? &c->seqs[s->seq]->rd : &tmp[s->seq],
-			       out);
+			       out, consume);
 		if (consume) {
 			s->read = true;
 			c->unread--;

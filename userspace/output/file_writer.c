@@ -94,11 +94,14 @@ static int writer_write(struct packet_sink *s, uint32_t seq_id,
 {
 	struct file_writer *w = s->ctx;
 	size_t need = len + 11;
+	uint8_t hdr[10];
 
 	(void)seq_id;
 	if (w->err)
 		return w->err;
-	if (w->max_bytes && file_writer_bytes(w) + need > w->max_bytes) {
+	/* the record's real size, not need: a packet that fits is kept */
+	if (w->max_bytes && file_writer_bytes(w) + 1 + put_varint(hdr, len) +
+				    len > w->max_bytes) {
 		w->limit_reached = true; /* the file ends at the last whole packet */
 		return -EFBIG;
 	}

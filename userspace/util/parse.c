@@ -66,7 +66,7 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 	if (!s || !isdigit((unsigned char)*p))
 		return -1;
 	for (; isdigit((unsigned char)*p); p++) {
-		if (whole > (UINT64_MAX - 9) / 10)
+		if (whole > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
 			return -1;
 		whole = whole * 10 + (uint64_t)(*p - '0');
 	}
@@ -83,11 +83,13 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 	}
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(p, units[i].u) == 0) {
-			if (whole > UINT64_MAX / units[i].ns)
+			uint64_t f = (uint64_t)((unsigned __int128)frac *
+						units[i].ns / frac_div);
+
+			if (whole > UINT64_MAX / units[i].ns ||
+			    whole * units[i].ns > UINT64_MAX - f)
 				return -1;
-			*ns = whole * units[i].ns +
-			      (uint64_t)((unsigned __int128)frac *
-					 units[i].ns / frac_div);
+			*ns = whole * units[i].ns + f;
 			return 0;
 		}
 	}
