@@ -116,3 +116,23 @@ recording_caps() {
 	SUDO_UID=65534 SUDO_GID=65534 recording_caps
 	grep -q "CapEff:	0000000000000001" "$TMP/caps"
 }
+
+@test "a file someone else planted at the output path is not overwritten" {
+	need_root
+	chmod 1777 "$TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "echo mine > '$TMP/t.pb'"
+	run "$BTR" -q -d 0.3 -o "$TMP/t.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$TMP/t.pb"* ]]
+	[ "$(cat "$TMP/t.pb")" = mine ]
+}
+
+@test "a FIFO or directory at the output path is refused" {
+	need_root
+	mkfifo "$TMP/fifo"
+	run timeout 10 "$BTR" -q -d 0.3 -o "$TMP/fifo"
+	[ "$status" -eq 1 ]
+	mkdir "$TMP/dir"
+	run timeout 10 "$BTR" -q -d 0.3 -o "$TMP/dir"
+	[ "$status" -eq 1 ]
+}

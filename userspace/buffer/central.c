@@ -11,6 +11,7 @@
 #define CHUNK_LAST_CONTINUES 2u   /* last fragment is continued after */
 #define RECORD_HDR 16u            /* accounted per chunk, as traced does */
 #define DROPPED_OVERWRITE 65u     /* DATA_LOSS_PRESENT | overwrite */
+#define CENTRAL_MAX_SEQ (1u << 16)
 
 struct slot {
 	bool used, read;
@@ -65,8 +66,10 @@ static uint64_t record_size(uint32_t payload)
 
 static struct seq_writer *seq_get(struct central *c, uint32_t seq)
 {
+	if (seq > CENTRAL_MAX_SEQ)
+		return NULL; /* writers are few, their ids small */
 	if (seq >= c->nseqs) {
-		size_t n = seq + 8;
+		size_t n = (size_t)seq + 8;
 		struct seq_writer **s = realloc(c->seqs, n * sizeof(*s));
 
 		if (!s)

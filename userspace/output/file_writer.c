@@ -123,6 +123,27 @@ static int writer_write(struct packet_sink *s, uint32_t seq_id,
 	return 0;
 }
 
+/* Replacing an existing file: never through a symlink, never a file that
+ * someone else owns (planted in a shared directory to read the trace), only
+ * a regular file. It is truncated after these checks. */
+static int open_existing(struct file_writer *w, const char *path)
+{
+	struct stat st;
+
+	w->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (w->fd < 0)
+		return -errno;
+	if (fstat(w->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_uid != geteuid() && !owner_is_invoking_user(st.st_uid))
+		return -EPERM;
+	if (ftruncate(w->fd, 0))
+		return -errno;
+	return 0;
+}
+
 int file_writer_open(struct file_writer *w, const char *path)
 {
 	memset(w, 0, sizeof(*w));
@@ -144,7 +165,10 @@ int file_writer_open(struct file_writer *w, const char *path)
 	if (w->fd >= 0) {
 		w->created = true;
 	} else if (errno == EEXIST) {
-		w->fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+		int e = open_existing(w, path);
+
+		if (e)
+			return e;
 	}
 	if (w->fd < 0)
 		return -errno;

@@ -6,6 +6,14 @@
 
 #include "util/parse.h"
 
+int owner_is_invoking_user(unsigned uid)
+{
+	uint64_t sudo_uid;
+
+	return !parse_u64(getenv("SUDO_UID"), 0, (uid_t)-1 - 1, &sudo_uid) &&
+	       sudo_uid == uid;
+}
+
 int owner_give_to_invoking_user(int fd)
 {
 	uint64_t uid, gid;

@@ -6,5 +6,7 @@
 /* fchown()s fd to the sudo user when running as root under sudo; 0 or -1
  * with errno. */
 int owner_give_to_invoking_user(int fd);
+/* Is uid the user who ran sudo (SUDO_UID)? */
+int owner_is_invoking_user(unsigned uid);
 
 #endif
