@@ -8,6 +8,7 @@
 #include "encode/bundle.h"
 #include "encode/packet.h"
 #include "perfetto/trace.pb-c.h"
+#include "coll_sink.h"
 #include "unit.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
@@ -18,60 +19,6 @@ typedef Perfetto__Protos__FtraceEvent FtraceEvent;
 #define CPU 3
 #define SEQ 7
 
-/* ---- test sink: keeps a copy of every packet ---- */
-
-struct pkt {
-	uint32_t seq;
-	uint8_t *buf;
-	size_t len;
-};
-
-struct coll {
-	struct packet_sink sink;
-	struct pkt *p;
-	size_t n, cap;
-	int fail; /* when non-zero, write returns it */
-};
-
-static int coll_write(struct packet_sink *s, uint32_t seq, const uint8_t *buf,
-		      size_t len)
-{
-	struct coll *c = s->ctx;
-
-	if (c->fail)
-		return c->fail;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->p = realloc(c->p, c->cap * sizeof(*c->p));
-	}
-	c->p[c->n].seq = seq;
-	c->p[c->n].buf = malloc(len ? len : 1);
-	memcpy(c->p[c->n].buf, buf, len);
-	c->p[c->n++].len = len;
-	return 0;
-}
-
-static void coll_init(struct coll *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->sink.write = coll_write;
-	c->sink.ctx = c;
-}
-
-static void coll_free(struct coll *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		free(c->p[i].buf);
-	free(c->p);
-}
-
-static Packet *unpack(const struct coll *c, size_t i)
-{
-	return perfetto__protos__trace_packet__unpack(NULL, c->p[i].len,
-						      c->p[i].buf);
-}
 
 /* ---- records ---- */
 
@@ -208,7 +155,7 @@ static void decode(struct decoded *d, const struct coll *c, size_t max)
 	d->prev_end = calloc(c->n + 1, sizeof(*d->prev_end));
 	d->lost = calloc(c->n + 1, sizeof(*d->lost));
 	for (i = 0; i < c->n; i++) {
-		Packet *p = unpack(c, i);
+		Packet *p = coll_unpack(c, i);
 		const Bundle *b = p ? p->ftrace_events : NULL;
 
 		CHECK(b != NULL);
@@ -541,7 +488,7 @@ static void test_bundle_header_fields(void)
 	CHECK_EQ_I64(d.wk[0].bundle, 2);
 	CHECK_EQ_I64(bundle_enc_stats(b)->lost, 7);
 	for (i = 0; i < c.n; i++) {
-		Packet *p = unpack(&c, i);
+		Packet *p = coll_unpack(&c, i);
 
 		CHECK(p && p->has_sequence_flags == (i == 0));
 		if (p && i == 0)
@@ -674,7 +621,7 @@ static void test_regular_types(void)
 		CHECK_EQ_I64(bundle_enc_add(b, &r[i].h, sizeof(r[i])), 0);
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
 	CHECK_EQ_I64(c.n, 1);
-	p = unpack(&c, 0);
+	p = coll_unpack(&c, 0);
 	CHECK(p && p->ftrace_events && !p->ftrace_events->compact_sched);
 	if (p && p->ftrace_events && p->ftrace_events->n_event == n) {
 		for (i = 0; i < n; i++) {
@@ -723,7 +670,7 @@ static void test_unterminated_strings(void)
 	CHECK_EQ_I64(ADD(b, s2), 0);
 	CHECK_EQ_I64(bundle_enc_add(b, &x->h, sizeof(*x)), 0);
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
-	p = unpack(&c, 0);
+	p = coll_unpack(&c, 0);
 	CHECK(p && p->ftrace_events && p->ftrace_events->compact_sched);
 	if (p && p->ftrace_events && p->ftrace_events->compact_sched) {
 		const CompactSched *cs = p->ftrace_events->compact_sched;
@@ -854,7 +801,7 @@ static void test_sink_error(void)
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
 	CHECK_EQ_I64(c.n, 1);
 	CHECK_EQ_I64(bundle_enc_stats(b)->bundles, 1);
-	p = unpack(&c, 0);
+	p = coll_unpack(&c, 0);
 	CHECK(p && p->ftrace_events && p->ftrace_events->lost_events);
 	CHECK(p && p->has_sequence_flags &&
 	      p->sequence_flags == SEQ_FLAG_INCREMENTAL_STATE_CLEARED);

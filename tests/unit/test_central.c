@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "buffer/central.h"
+#include "coll_sink.h"
 #include "unit.h"
 
 #define FRAG 4u    /* fragment header in a chunk */
@@ -15,67 +16,6 @@
 
 static const uint8_t DROPPED[3] = { 0xD0, 0x02, 0x41 }; /* field 42 = 65 */
 
-/* ---- collecting sink ---- */
-
-struct pkt {
-	uint32_t seq;
-	uint8_t *buf;
-	size_t len;
-};
-
-struct coll {
-	struct packet_sink sink;
-	struct pkt *p;
-	size_t n, cap;
-	int fail; /* when non-zero, write returns it */
-};
-
-static int coll_write(struct packet_sink *s, uint32_t seq, const uint8_t *buf,
-		      size_t len)
-{
-	struct coll *c = s->ctx;
-
-	if (c->fail)
-		return c->fail;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->p = realloc(c->p, c->cap * sizeof(*c->p));
-		if (!c->p)
-			abort();
-	}
-	c->p[c->n].seq = seq;
-	c->p[c->n].buf = malloc(len ? len : 1);
-	if (!c->p[c->n].buf)
-		abort();
-	if (len)
-		memcpy(c->p[c->n].buf, buf, len);
-	c->p[c->n++].len = len;
-	return 0;
-}
-
-static void coll_init(struct coll *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->sink.write = coll_write;
-	c->sink.ctx = c;
-}
-
-static void coll_reset(struct coll *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		free(c->p[i].buf);
-	c->n = 0;
-}
-
-static void coll_free(struct coll *c)
-{
-	coll_reset(c);
-	free(c->p);
-	c->p = NULL;
-	c->cap = 0;
-}
 
 static bool coll_equal(const struct coll *a, const struct coll *b)
 {

@@ -6,62 +6,9 @@
 #include <stdlib.h>
 
 #include "output/mem_sink.h"
+#include "coll_sink.h"
 #include "unit.h"
 
-struct pkt {
-	uint32_t seq;
-	uint8_t *buf;
-	size_t len;
-};
-
-struct coll {
-	struct packet_sink sink;
-	struct pkt *p;
-	size_t n, cap;
-	size_t calls;
-	size_t fail_at; /* fail only call number fail_at (1-based); 0: never */
-	int err;
-};
-
-static int coll_write(struct packet_sink *s, uint32_t seq, const uint8_t *buf,
-		      size_t len)
-{
-	struct coll *c = s->ctx;
-
-	if (++c->calls == c->fail_at)
-		return c->err;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->p = realloc(c->p, c->cap * sizeof(*c->p));
-		if (!c->p)
-			abort();
-	}
-	c->p[c->n].seq = seq;
-	c->p[c->n].buf = malloc(len ? len : 1);
-	if (!c->p[c->n].buf)
-		abort();
-	if (len)
-		memcpy(c->p[c->n].buf, buf, len);
-	c->p[c->n++].len = len;
-	return 0;
-}
-
-static void coll_init(struct coll *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->sink.write = coll_write;
-	c->sink.ctx = c;
-}
-
-static void coll_free(struct coll *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		free(c->p[i].buf);
-	free(c->p);
-	memset(c, 0, sizeof(*c));
-}
 
 static const uint32_t seqs[] = { 1, 2, 1, 3, 0xFFFFFFFFu, 2, 1 };
 static const size_t lens[] = { 10, 0, 1, 70000, 5, 300, 2 };

@@ -11,6 +11,7 @@
 #include "encode/packet.h"
 #include "offline/perf_samples.h"
 #include "perfetto/trace.pb-c.h"
+#include "coll_sink.h"
 #include "unit.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
@@ -22,60 +23,6 @@ typedef Perfetto__Protos__PerfSample PerfSample;
 #define FLAG_CLEARED 1u
 #define FLAG_NEEDS 2u
 
-/* ---- test sink: keeps a copy of every packet ---- */
-
-struct pkt {
-	uint32_t seq;
-	uint8_t *buf;
-	size_t len;
-};
-
-struct coll {
-	struct packet_sink sink;
-	struct pkt *p;
-	size_t n, cap;
-	int fail; /* when non-zero, write returns it */
-};
-
-static int coll_write(struct packet_sink *s, uint32_t seq, const uint8_t *buf,
-		      size_t len)
-{
-	struct coll *c = s->ctx;
-
-	if (c->fail)
-		return c->fail;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->p = realloc(c->p, c->cap * sizeof(*c->p));
-	}
-	c->p[c->n].seq = seq;
-	c->p[c->n].buf = malloc(len ? len : 1);
-	memcpy(c->p[c->n].buf, buf, len);
-	c->p[c->n++].len = len;
-	return 0;
-}
-
-static void coll_init(struct coll *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->sink.write = coll_write;
-	c->sink.ctx = c;
-}
-
-static void coll_free(struct coll *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		free(c->p[i].buf);
-	free(c->p);
-}
-
-static Packet *unpack(const struct coll *c, size_t i)
-{
-	return perfetto__protos__trace_packet__unpack(NULL, c->p[i].len,
-						      c->p[i].buf);
-}
 
 /* ---- model of the sequence's interning tables ---- */
 
@@ -221,7 +168,7 @@ static void model_run(struct model *m, const struct coll *c)
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		Packet *p = unpack(c, i);
+		Packet *p = coll_unpack(c, i);
 
 		m->ok &= p != NULL && c->p[i].seq == SEQ;
 		if (p)
@@ -343,7 +290,7 @@ static void check_sample(const Packet *p, uint64_t ts, uint32_t pid,
 static void check_new(const struct coll *c, size_t i, size_t fn, size_t paths,
 		      size_t maps, size_t frames, size_t stacks)
 {
-	Packet *p = unpack(c, i);
+	Packet *p = coll_unpack(c, i);
 	const InternedData *d = p ? p->interned_data : NULL;
 
 	CHECK(p != NULL);
@@ -413,7 +360,7 @@ static void test_interning(void)
 	for (i = 0; i < N(s); i++) {
 		char want[512];
 
-		p = unpack(&c, i);
+		p = coll_unpack(&c, i);
 		stack_str(&m, p->perf_sample->callstack_iid, got, sizeof(got));
 		sample_str(&s[i], want, sizeof(want));
 		CHECK_STR(got, want);
@@ -426,16 +373,16 @@ static void test_interning(void)
 
 	enum { USER = PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_USER,
 	       KERNEL = PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_KERNEL };
-	p = unpack(&c, 0);
+	p = coll_unpack(&c, 0);
 	check_sample(p, 1000, 10, 10, 1, USER);
 	perfetto__protos__trace_packet__free_unpacked(p, NULL);
-	p = unpack(&c, 2);
+	p = coll_unpack(&c, 2);
 	check_sample(p, 1002, 10, 10, -1, USER);
 	perfetto__protos__trace_packet__free_unpacked(p, NULL);
-	p = unpack(&c, 3);
+	p = coll_unpack(&c, 3);
 	check_sample(p, 1003, 10, 11, 0, KERNEL);
 	perfetto__protos__trace_packet__free_unpacked(p, NULL);
-	p = unpack(&c, 5);
+	p = coll_unpack(&c, 5);
 	check_sample(p, 1005, 10, 10, 1, 0);
 	perfetto__protos__trace_packet__free_unpacked(p, NULL);
 
@@ -448,7 +395,7 @@ static void test_interning(void)
 static void check_tree(const struct coll *c, size_t i, int32_t tid,
 		       int32_t tgid, const char *comm, bool process)
 {
-	Packet *p = unpack(c, i);
+	Packet *p = coll_unpack(c, i);
 	const Perfetto__Protos__ProcessTree *t =
 		p && is_tree(p) ? p->process_tree : NULL;
 
@@ -529,7 +476,7 @@ static void test_clock_id(void)
 	CHECK_EQ_I64(perf_samples_add(e, &s, 77), 0);
 	CHECK_EQ_I64(c.n, 2);
 	for (size_t i = 0; i < c.n; i++) {
-		p = unpack(&c, i);
+		p = coll_unpack(&c, i);
 		CHECK(p->has_timestamp_clock_id && p->timestamp_clock_id == 3);
 		CHECK_EQ_I64(p->timestamp, 77);
 		perfetto__protos__trace_packet__free_unpacked(p, NULL);
@@ -629,7 +576,7 @@ static void test_fixture(void)
 		}
 		/* decode this sample's packets now, while s is valid */
 		for (i = first; i < c.n; i++) {
-			Packet *p = unpack(&c, i);
+			Packet *p = coll_unpack(&c, i);
 
 			model_packet(&m, p);
 			if (is_sample(p)) {
