@@ -13,6 +13,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record },
 	{ "dump", cmd_dump },
 	{ "stats", cmd_stats },
+	{ "sync", cmd_sync },
 };
 
 int main(int argc, char **argv)

@@ -1,6 +1,8 @@
 /* `bpftrace-rec dump FILE [--json]`: prints every event of a Perfetto
- * trace, one line each, as text or JSON Lines. Diagnostics go to stderr;
- * stdout carries only the event lines. */
+ * trace, one line each, as text or JSON Lines, with timestamps in the trace
+ * clock (the conversion `sync` does, offline/convert.h, in file order and
+ * without sorting); --raw-timestamps prints them as stored, in one pass.
+ * Diagnostics go to stderr; stdout carries only the event lines. */
 #include <argp.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,27 +12,37 @@
 
 #include "commands.h"
 #include "dump/dump.h"
+#include "offline/convert.h"
 #include "trace/reader.h"
 #include "util/log.h"
 
-enum { OPT_JSON = 1001 };
+enum { OPT_JSON = 1001, OPT_RAW_TIMESTAMPS };
 
 struct dump_args {
 	const char *path;
 	bool json;
+	bool raw;
 	bool verbose;
 };
 
 static const struct argp_option options[] = {
 	{ "json", OPT_JSON, NULL, 0,
 	  "Print JSON Lines: one object per event", 0 },
+	{ "raw-timestamps", OPT_RAW_TIMESTAMPS, NULL, 0,
+	  "Print timestamps as stored, each in its own clock", 0 },
 	{ "verbose", 'v', NULL, 0, "Print a summary on stderr", 0 },
 	{ 0 },
 };
 
 static const char doc[] =
 	"Print the events of a Perfetto trace, one line each.\v"
-	"FILE may be gzip-compressed; - reads standard input.\n\n"
+	"FILE may be gzip-compressed; - reads standard input (kept in a "
+	"temporary file, as the conversion reads the trace twice).\n\n"
+	"Timestamps are in the trace clock: the clock the trace's "
+	"ClockSnapshots declare (BOOTTIME if none), every packet and event "
+	"converted as `bpftrace-rec sync` does, in file order. An event whose "
+	"time cannot be converted is not printed; stderr counts them under "
+	"Perfetto's stat names.\n\n"
 	"Text lines are \"TS CPU KIND key=value ...\": TS in ns or -, CPU "
 	"or - for packets that are not ftrace bundles. Values escape "
 	"spaces, '=', '\\', control and non-ASCII bytes as \\xNN. --json "
@@ -50,6 +62,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_JSON:
 		a->json = true;
+		return 0;
+	case OPT_RAW_TIMESTAMPS:
+		a->raw = true;
 		return 0;
 	case 'v':
 		a->verbose = true;
@@ -131,6 +146,95 @@ static int dump_trace(struct dump_ctx *c, struct trace_reader *r)
 	return EXIT_OK;
 }
 
+/* Prints one converted packet. */
+static int dump_converted(void *ctx, const struct input_packet *ip,
+			  const struct rewritten *res)
+{
+	struct dump_ctx *c = ctx;
+	Perfetto__Protos__TracePacket *p;
+
+	if (res->dropped)
+		return 0;
+	p = perfetto__protos__trace_packet__unpack(NULL, res->len, res->data);
+	if (!p) {
+		fflush(stdout);
+		log_error("%s: offset %" PRIu64 ": cannot decode the "
+			  "TracePacket (%zu bytes)", c->name, ip->offset,
+			  ip->len);
+		return EXIT_FAIL;
+	}
+	c->offset = ip->offset;
+	dump_packet(c, p);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	return 0;
+}
+
+/* What could not be shown: "FILE: N packets and M events not shown ...". */
+static void report_drops(const struct dump_ctx *c, const struct sync_stats *st)
+{
+	int i;
+
+	if (st->packets_in == st->packets_out && !st->events_dropped)
+		return;
+	log_warn("%s: %" PRIu64 " packets and %" PRIu64 " events not shown: "
+		 "their time could not be converted to the trace clock",
+		 c->name, st->packets_in - st->packets_out,
+		 st->events_dropped);
+	for (i = 0; i < SYNC_STAT_COUNT; i++)
+		if (st->stat[i])
+			log_warn("%s: %s: %" PRIu64, c->name,
+				 sync_stat_name((enum sync_stat)i), st->stat[i]);
+}
+
+/* Both passes of the conversion; returns the exit status. */
+static int dump_in_trace_clock(struct dump_ctx *c, const char *path)
+{
+	struct input in, *inputs[1] = { &in }, *failed = NULL;
+	struct sync_stats st = { 0 };
+	struct timeline tl = { 0 };
+	int status = EXIT_FAIL, err;
+
+	if (input_open(&in, path, 0)) {
+		log_error("%s", in.err);
+		input_close(&in);
+		return EXIT_FAIL;
+	}
+	c->name = in.name;
+	if (timeline_init(&tl)) {
+		log_error("%s: out of memory", in.name);
+		goto out;
+	}
+	/* An input error of the first pass shows again in the second, after
+	 * the packets before it are printed. */
+	err = convert_prepare(inputs, 1, 0, &tl, &st, &failed);
+	if (err == CONVERT_NO_MEMORY) {
+		log_error("%s: out of memory", in.name);
+		goto out;
+	}
+	c->trace_clock = tl.trace_clock.clock_id;
+	err = convert_input(&in, &tl, &st, dump_converted, c);
+	fflush(stdout);
+	if (err == CONVERT_INPUT_ERROR) {
+		log_error("%s", in.err);
+		goto out;
+	}
+	if (err == CONVERT_NO_MEMORY)
+		log_error("%s: out of memory", in.name);
+	if (err)
+		goto out;
+	if (in.warning[0])
+		log_warn("%s", in.warning);
+	report_drops(c, &st);
+	if (log_verbosity > 0)
+		log_info("%s: %" PRIu64 " packets, %" PRIu64 " lines",
+			 c->name, st.packets_in, c->lines);
+	status = EXIT_OK;
+out:
+	timeline_free(&tl);
+	input_close(&in);
+	return status;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, "FILE", doc,
@@ -158,20 +262,25 @@ int cmd_dump(int argc, char **argv)
 	if (args.verbose)
 		log_verbosity = 1;
 
-	r = trace_reader_open(args.path, err, sizeof(err));
-	if (!r) {
-		log_error("%s", err);
-		return EXIT_FAIL;
-	}
-	c.name = trace_reader_name(r);
 	c.print = args.json ? json_print : text_print;
-	status = dump_trace(&c, r);
+	c.trace_clock = BTR_CLOCK_BOOTTIME;
+	if (args.raw) {
+		r = trace_reader_open(args.path, err, sizeof(err));
+		if (!r) {
+			log_error("%s", err);
+			return EXIT_FAIL;
+		}
+		c.name = trace_reader_name(r);
+		status = dump_trace(&c, r);
+		trace_reader_close(r);
+	} else {
+		status = dump_in_trace_clock(&c, args.path);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		log_error("standard output: write error");
 		status = EXIT_FAIL;
 	}
 	line_free(&c.line);
 	sched_state_free(&c.sched);
-	trace_reader_close(r);
 	return status;
 }

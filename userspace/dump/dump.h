@@ -10,6 +10,7 @@
 struct dump_ctx {
 	const char *name;    /* the file, for messages */
 	uint64_t offset;     /* offset of the packet being decoded */
+	uint32_t trace_clock; /* clock of the timestamps (a snapshot's TS) */
 	void (*print)(const struct line *l);
 	struct line line;    /* the line being built */
 	struct sched_state sched;

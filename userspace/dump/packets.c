@@ -5,24 +5,19 @@
 #include <string.h>
 
 #include "dump/dump.h"
+#include "offline/clock_names.h"
+#include "offline/sync_info.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 
 /* Packet timestamp for the TS column. */
 #define PKT_TS(p) (p)->has_timestamp, (p)->timestamp
 
-static const char *clock_name(struct line *l, uint32_t id)
+static const char *clock_label(struct line *l, uint32_t id)
 {
-	static const char *const names[] = {
-		[1] = "REALTIME", [2] = "REALTIME_COARSE", [3] = "MONOTONIC",
-		[4] = "MONOTONIC_COARSE", [5] = "MONOTONIC_RAW",
-		[6] = "BOOTTIME", [9] = "TSC", [10] = "PERF",
-		[11] = "TRACE_FILE",
-	};
+	const char *name = clock_name(id);
 
-	if (id < sizeof(names) / sizeof(names[0]) && names[id])
-		return names[id];
-	return line_printf(l, "clock%" PRIu32, id);
+	return name ? name : line_printf(l, "clock%" PRIu32, id);
 }
 
 /* The name of an enum value without `prefix`, or the number. */
@@ -46,9 +41,11 @@ static void clock_snapshot(struct dump_ctx *c, const Packet *p)
 	struct line *l;
 	size_t i;
 
+	/* TS: the snapshot's reading of the trace clock. */
 	for (i = 0; i < cs->n_clocks; i++)
-		if (cs->clocks[i]->clock_id ==
-		    PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME) {
+		if (cs->clocks[i]->clock_id == c->trace_clock &&
+		    !cs->clocks[i]->is_incremental &&
+		    cs->clocks[i]->unit_multiplier_ns <= 1) {
 			has_ts = true;
 			ts = cs->clocks[i]->timestamp;
 			break;
@@ -56,11 +53,11 @@ static void clock_snapshot(struct dump_ctx *c, const Packet *p)
 	l = dump_begin(c, "clock_snapshot", has_ts, ts, false, 0);
 	if (cs->has_primary_trace_clock)
 		line_str(l, "primary",
-			 clock_name(l, (uint32_t)cs->primary_trace_clock));
+			 clock_label(l, (uint32_t)cs->primary_trace_clock));
 	else
 		line_unknown(l, "primary");
 	for (i = 0; i < cs->n_clocks; i++)
-		line_uint(l, clock_name(l, cs->clocks[i]->clock_id),
+		line_uint(l, clock_label(l, cs->clocks[i]->clock_id),
 			  cs->clocks[i]->timestamp);
 	dump_end(c);
 }
@@ -283,6 +280,46 @@ static void service_event(struct dump_ctx *c, const Packet *p)
 	dump_end(c);
 }
 
+static void sync_info_stat(void *ctx, const char *name, size_t len,
+			   uint64_t value)
+{
+	struct line *l = ctx;
+
+	line_uint(l, line_printf(l, "%.*s", (int)len, name), value);
+}
+
+/* The trailer `sync` writes (offline/sync_info.h); false if p is not one. */
+static bool sync_info(struct dump_ctx *c, const Packet *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->base.n_unknown_fields; i++) {
+		const ProtobufCMessageUnknownField *f =
+			&p->base.unknown_fields[i];
+		const uint8_t *data = f->data;
+		uint64_t len = 0;
+		size_t n;
+		uint32_t clock;
+		struct line *l;
+
+		if (f->tag != SYNC_INFO_FIELD ||
+		    f->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+			continue;
+		/* protobuf-c keeps the length prefix with the payload */
+		n = wire_get_varint(data, data + f->len, &len);
+		if (!n || len != f->len - n)
+			continue;
+		data += n;
+		l = dump_begin(c, "sync_info", PKT_TS(p), false, 0);
+		if (sync_info_read(data, (size_t)len, &clock, NULL))
+			line_str(l, "trace_clock", clock_label(l, clock));
+		sync_info_each_stat(data, (size_t)len, sync_info_stat, l);
+		dump_end(c);
+		return true;
+	}
+	return false;
+}
+
 void dump_packet(struct dump_ctx *c, const Packet *p)
 {
 	struct line *l;
@@ -324,6 +361,8 @@ void dump_packet(struct dump_ctx *c, const Packet *p)
 			  p->remote_clock_sync->n_synced_clocks);
 		break;
 	default:
+		if (sync_info(c, p))
+			return;
 		if (p->base.n_unknown_fields) {
 			l = dump_begin(c, "unknown_packet", PKT_TS(p), false, 0);
 			line_unknown_fields(l, "fields", &p->base);

@@ -552,7 +552,7 @@ static int snapshot_reserve(struct btr_clock_graph *g, size_t n,
 	for (i = 0; i < n; i++)
 		nnew += g->items[i].clock >= g->nclocks;
 	err = clocks_reserve(g, g->nclocks + nnew);
-	if (!err)
+	if (!err && series == CG_NONE)
 		err = edges_reserve(g, n);
 	if (!err)
 		err = series == CG_NONE ?
@@ -632,17 +632,21 @@ static void edge_add(struct btr_clock_graph *g, uint32_t i, uint32_t j,
 	from->nedges++;
 }
 
+/* Links come with a series' first snapshot: a later one of the same set
+ * of clocks can add none (its pairs are linked or kept by an older series,
+ * and a clock that went back never gets a link again). */
 static void snapshot_commit(struct btr_clock_graph *g, size_t n,
 			    uint32_t series)
 {
+	bool fresh = series == CG_NONE;
 	uint32_t i, j;
 
 	for (i = 0; i < n; i++)
 		clock_commit(g, &g->items[i]);
-	if (series == CG_NONE)
+	if (fresh)
 		series = series_commit_new(g, n);
 	series_append(&g->series[series], g->items);
-	for (i = 0; i < n; i++)
+	for (i = 0; fresh && i < n; i++)
 		for (j = 0; j < n; j++)
 			if (i != j)
 				edge_add(g, i, j, series);
@@ -917,6 +921,15 @@ enum btr_clock_result btr_clock_graph_convert(struct btr_clock_graph *g,
 	}
 	*ns = path_apply(p, source_ns(&g->clocks[p->src_clock], ts));
 	return BTR_CLOCK_OK;
+}
+
+void btr_clock_graph_reset_incremental(struct btr_clock_graph *g,
+				       struct btr_clock_key key, uint64_t raw)
+{
+	uint32_t c = clock_find(g, key);
+
+	if (c != CG_NONE && g->clocks[c].incremental)
+		g->clocks[c].running = wrap_i64(raw * g->clocks[c].unit);
 }
 
 /* ---- stats ---- */

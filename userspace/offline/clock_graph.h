@@ -134,6 +134,13 @@ enum btr_clock_result btr_clock_graph_convert(struct btr_clock_graph *g,
 					      struct btr_clock_key dst,
 					      int64_t *ns);
 
+/* Sets the running value of an incremental clock to raw * its unit, as a
+ * snapshot holding it at `raw` does, without adding a snapshot: a caller
+ * that added every snapshot first replays the resets in file order with
+ * it. Does nothing for an absolute clock or one no snapshot mentioned. */
+void btr_clock_graph_reset_incremental(struct btr_clock_graph *g,
+				       struct btr_clock_key key, uint64_t raw);
+
 /* The path cache is on by default; results are the same without it. */
 void btr_clock_graph_set_cache(struct btr_clock_graph *g, bool enabled);
 

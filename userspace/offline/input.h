@@ -1,0 +1,83 @@
+/* One input of the offline tools: a Perfetto trace file (plain or gzip;
+ * "-" is standard input, spooled to an unlinked temporary file unless it
+ * already is a regular file, because the tools read it twice), the scope of
+ * its clocks (file id and machine), and its packets in file order. Packets
+ * inside compressed_packets (deflate) come out one by one in place of
+ * their bundle. The first pass (input_scan) gathers what the clock graph
+ * needs; later passes walk the packets again from the start.
+ *
+ * The offline commands iterate over their inputs; `sync` takes one today,
+ * the next issue adds several inputs and machines. */
+#ifndef BTR_INPUT_H
+#define BTR_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offline/packet_info.h"
+#include "offline/snapshots.h"
+#include "offline/timeline.h"
+
+struct trace_reader;
+
+struct input_packet {
+	const uint8_t *data;  /* valid until the next input_next() */
+	size_t len;
+	uint64_t offset;      /* of its record in the (decompressed) file; of
+			       * the enclosing record for a packet that was
+			       * compressed */
+	uint64_t index;       /* 0, 1, ... in file order, in every pass */
+	struct packet_info info;
+};
+
+struct input {
+	char *path;
+	const char *name;     /* for messages: the path or "<stdin>" */
+	struct clock_scope scope;
+	/* first pass */
+	struct snap_list snaps;
+	bool has_declared;    /* some host snapshot names the trace clock */
+	uint32_t declared;    /* the first one that does */
+	uint32_t adopted_machine; /* machine_id of a file recorded remotely */
+	uint32_t bundle_clock;  /* of ftrace bundles without ftrace_clock:
+				 * BOOTTIME, or the trace clock of a synced
+				 * file (its trailer, sync_info.h) */
+	struct sync_stats prior; /* the drops its trailer counts */
+	uint64_t packets;     /* packets of the last complete pass */
+	uint64_t scan_fail_index; /* packet the first pass failed on (only it
+				   * reads snapshots whole), UINT64_MAX */
+	char scan_err[512];   /* and why */
+	/* reading */
+	struct trace_reader *r;
+	int stdin_fd;         /* -1, or the (spooled) file of stdin */
+	long long stdin_start;
+	uint64_t next_index;
+	uint8_t *unpacked;    /* inflated compressed_packets */
+	size_t unpacked_len, unpacked_cap, unpacked_pos;
+	uint64_t unpacked_offset;
+	char err[512];        /* "NAME: offset N: what" of the last error */
+	char warning[512];    /* a torn last record, "" if none */
+};
+
+/* Opens the input (spooling stdin). Returns 0, or -1 with in->err set. */
+int input_open(struct input *in, const char *path, uint32_t file_id);
+void input_close(struct input *in);
+
+/* Starts a pass at the first packet. Returns 0 or -1 (in->err). */
+int input_rewind(struct input *in);
+/* 1: *p is the next packet; 0: end (in->warning tells a torn tail); -1:
+ * corrupt or unreadable, in->err says where. */
+int input_next(struct input *in, struct input_packet *p);
+
+/* The first pass: gathers the snapshots (and bundle clock pairs), the
+ * clock the snapshots declare, and whether the file adopted a machine id.
+ * Returns 0, -1 (in->err; what was read before the error is kept), or
+ * -ENOMEM. */
+int input_scan(struct input *in);
+
+/* The clock of the input's packets without one: what its snapshots
+ * declare, else BOOTTIME. */
+uint32_t input_default_clock(const struct input *in);
+
+#endif

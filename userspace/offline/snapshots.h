@@ -1,0 +1,110 @@
+/* The clock snapshots of one input, gathered by the first pass in file
+ * order: each ClockSnapshot packet, and each (ftrace clock, BOOTTIME) pair
+ * an FtraceEventBundle with ftrace_clock GLOBAL or LOCAL carries (Perfetto
+ * reads that pair as a snapshot of a sequence-scoped clock 64). They are
+ * added to the clock graph once the trace clock is known (its validation
+ * depends on it); the second pass then replays the resets of incremental
+ * clocks in file order, because the graph holds only the latest one. */
+#ifndef BTR_SNAPSHOTS_H
+#define BTR_SNAPSHOTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offline/clock_graph.h"
+
+/* ClockSnapshot fields. */
+enum {
+	SNAP_CLOCKS = 1,
+	SNAP_PRIMARY_TRACE_CLOCK = 2,
+	SNAP_CLOCK_ID = 1,
+	SNAP_CLOCK_TIMESTAMP = 2,
+	SNAP_CLOCK_IS_INCREMENTAL = 3,
+	SNAP_CLOCK_UNIT_MULTIPLIER_NS = 4,
+};
+
+/* More clocks in one ClockSnapshot is taken for corrupt input (producers
+ * write about ten; each snapshot links every pair of its clocks). */
+#define SNAPSHOT_MAX_CLOCKS 128
+
+/* The sequence-scoped clock id Perfetto gives GLOBAL/LOCAL ftrace clocks. */
+#define FTRACE_SEQ_CLOCK_ID 64
+
+/* Where a clock of a packet lives: its file and machine (clock-model.md
+ * section 3). Builtin and global clocks get file 0, sequence-scoped ones
+ * (64..127) the file and the packet's sequence. */
+struct clock_scope {
+	uint32_t file;
+	uint32_t machine;
+};
+
+/* The machine of a packet: the input's own when machine_id is 0 or the
+ * id the input adopted as its own (clock-model.md 10.1), else machine_id
+ * (the next issue maps raw ids to machines across inputs). */
+static inline uint32_t packet_machine(const struct clock_scope *s,
+				      uint32_t adopted, uint32_t machine_id)
+{
+	return !machine_id || machine_id == adopted ? s->machine : machine_id;
+}
+
+/* The graph key of clock_id read on sequence seq. -EINVAL for a
+ * sequence-scoped id on sequence 0. */
+int clock_scope_key(const struct clock_scope *s, uint32_t clock_id,
+		    uint32_t seq, struct btr_clock_key *key);
+
+struct snap_entry {
+	uint64_t packet;  /* index of the packet that carried it */
+	size_t first, n;  /* its readings */
+	bool accepted;    /* the graph took it */
+	bool bad_scope;   /* a sequence-scoped clock on sequence 0 */
+};
+
+struct snap_list {
+	struct btr_clock_reading *readings;
+	size_t nreadings, reading_cap;
+	struct snap_entry *e;
+	size_t n, cap;
+	size_t cursor;    /* second pass: next entry to replay */
+	int64_t last_ftrace_ts; /* a pair equal to the last is skipped, as in */
+	bool has_ftrace_ts;     /* Perfetto (bundles often repeat it) */
+};
+
+void snap_list_free(struct snap_list *l);
+
+/* Adds the ClockSnapshot payload of packet `packet` (on sequence seq).
+ * Returns 0, -1 for a malformed snapshot or one with more than
+ * SNAPSHOT_MAX_CLOCKS clocks (with *why), -ENOMEM. */
+int snap_list_add_snapshot(struct snap_list *l, const struct clock_scope *s,
+			   uint64_t packet, uint32_t seq, const uint8_t *p,
+			   size_t n, const char **why);
+
+/* Adds the pair {FTRACE_SEQ_CLOCK_ID on seq: ftrace_ts, BOOTTIME: boot_ts}
+ * of a bundle. Returns 0 or -ENOMEM. */
+int snap_list_add_ftrace_pair(struct snap_list *l, const struct clock_scope *s,
+			      uint64_t packet, uint32_t seq, int64_t ftrace_ts,
+			      int64_t boot_ts);
+
+/* Adds every snapshot to the graph in order, marking the accepted ones;
+ * returns how many were rejected, or -ENOMEM. */
+long snap_list_apply(struct snap_list *l, struct btr_clock_graph *g);
+
+/* Before the second pass: every incremental clock starts from its first
+ * accepted snapshot (deltas before it count from there). */
+void snap_list_rewind(struct snap_list *l, struct btr_clock_graph *g);
+/* Second pass, at packet `packet`: replays the resets of incremental
+ * clocks done by the snapshots carried up to that packet. */
+void snap_list_replay(struct snap_list *l, struct btr_clock_graph *g,
+		      uint64_t packet);
+
+/* The clock a ClockSnapshot payload declares as the trace clock, as
+ * trace_processor reads it: primary_trace_clock if set, else BOOTTIME if
+ * it holds BOOTTIME and no TRACE_FILE, else none (false). */
+bool snapshot_declared_clock(const uint8_t *p, size_t n, uint32_t *clock);
+
+/* The raw value of clock_id in a ClockSnapshot payload with unit 1, if it
+ * holds that clock (absolute, unit 1). */
+bool snapshot_clock_value(const uint8_t *p, size_t n, uint32_t clock_id,
+			  uint64_t *value);
+
+#endif

@@ -1,0 +1,100 @@
+/* Conversion into the trace clock with drop accounting (see timeline.h). */
+#include "offline/timeline.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+static const char *const names[SYNC_STAT_COUNT] = {
+	[SYNC_STAT_UNKNOWN_SOURCE] = "clock_sync_failure_unknown_source_clock",
+	[SYNC_STAT_UNKNOWN_TARGET] = "clock_sync_failure_unknown_target_clock",
+	[SYNC_STAT_NO_PATH] = "clock_sync_failure_no_path",
+	[SYNC_STAT_NEGATIVE] = "trace_sorter_negative_timestamp_dropped",
+	[SYNC_STAT_INVALID_SNAPSHOTS] = "invalid_clock_snapshots",
+	[SYNC_STAT_PACKET_LOSS] = "clock_sync_failure_undeferrable_packet_loss",
+};
+
+_Static_assert(SYNC_STAT_UNKNOWN_TARGET - SYNC_STAT_UNKNOWN_SOURCE ==
+			       BTR_CLOCK_UNKNOWN_TARGET - BTR_CLOCK_UNKNOWN_SOURCE &&
+		       SYNC_STAT_NO_PATH - SYNC_STAT_UNKNOWN_SOURCE ==
+			       BTR_CLOCK_NO_PATH - BTR_CLOCK_UNKNOWN_SOURCE,
+	       "conversion failures and their stats are in the same order");
+
+const char *sync_stat_name(enum sync_stat s)
+{
+	return s < SYNC_STAT_COUNT ? names[s] : NULL;
+}
+
+void sync_stats_add(struct sync_stats *a, const struct sync_stats *b)
+{
+	int i;
+
+	for (i = 0; i < SYNC_STAT_COUNT; i++)
+		a->stat[i] += b->stat[i];
+	a->packets_in += b->packets_in;
+	a->packets_out += b->packets_out;
+	a->bundles += b->bundles;
+	a->converted += b->converted;
+	a->events_dropped += b->events_dropped;
+	a->fields_dropped += b->fields_dropped;
+}
+
+int timeline_init(struct timeline *tl)
+{
+	tl->graph = btr_clock_graph_new();
+	tl->stats = NULL;
+	timeline_set_trace_clock(tl, BTR_CLOCK_BOOTTIME);
+	return tl->graph ? 0 : -ENOMEM;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	btr_clock_graph_free(tl->graph);
+	tl->graph = NULL;
+}
+
+void timeline_set_trace_clock(struct timeline *tl, uint32_t id)
+{
+	tl->trace_clock = (struct btr_clock_key){ id, 0, 0, 0 };
+	if (tl->graph)
+		btr_clock_graph_set_trace_clock(tl->graph, tl->trace_clock);
+}
+
+static void count(struct timeline *tl, enum sync_stat s)
+{
+	if (tl->stats)
+		tl->stats->stat[s]++;
+}
+
+void timeline_count_unknown_source(struct timeline *tl)
+{
+	count(tl, SYNC_STAT_UNKNOWN_SOURCE);
+}
+
+/* The int64 whose two's complement is v. */
+static int64_t as_i64(uint64_t v)
+{
+	return v <= INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1;
+}
+
+bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
+		      uint64_t raw, int64_t *ns)
+{
+	enum btr_clock_result r;
+	int64_t out;
+
+	r = btr_clock_graph_convert(tl->graph, src, as_i64(raw),
+				    tl->trace_clock, &out);
+	if (r != BTR_CLOCK_OK) {
+		count(tl, (enum sync_stat)(SYNC_STAT_UNKNOWN_SOURCE + r -
+					   BTR_CLOCK_UNKNOWN_SOURCE));
+		return false;
+	}
+	if (out < 0) {
+		count(tl, SYNC_STAT_NEGATIVE);
+		return false;
+	}
+	if (tl->stats)
+		tl->stats->converted++;
+	*ns = out;
+	return true;
+}

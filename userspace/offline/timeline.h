@@ -1,0 +1,61 @@
+/* The timeline offline tools write: the clock graph of every input, the
+ * trace clock, and the conversion of one timestamp into it with the
+ * accounting of every timestamp that cannot be converted, under Perfetto's
+ * stat names (clock-model.md section 12). */
+#ifndef BTR_TIMELINE_H
+#define BTR_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "offline/clock_graph.h"
+
+/* Why timestamps were dropped (and snapshots rejected). */
+enum sync_stat {
+	SYNC_STAT_UNKNOWN_SOURCE,  /* clock_sync_failure_unknown_source_clock */
+	SYNC_STAT_UNKNOWN_TARGET,  /* clock_sync_failure_unknown_target_clock */
+	SYNC_STAT_NO_PATH,         /* clock_sync_failure_no_path */
+	SYNC_STAT_NEGATIVE,        /* trace_sorter_negative_timestamp_dropped */
+	SYNC_STAT_INVALID_SNAPSHOTS, /* invalid_clock_snapshots */
+	SYNC_STAT_PACKET_LOSS,     /* clock_sync_failure_undeferrable_packet_loss:
+				    * whole packets dropped for their time */
+	SYNC_STAT_COUNT,
+};
+
+struct sync_stats {
+	uint64_t stat[SYNC_STAT_COUNT];
+	uint64_t packets_in, packets_out;
+	uint64_t bundles;        /* ftrace bundles rewritten */
+	uint64_t converted;      /* timestamps converted */
+	uint64_t events_dropped; /* single events dropped inside bundles */
+	uint64_t fields_dropped; /* previous_bundle_end_timestamp & co */
+};
+
+const char *sync_stat_name(enum sync_stat s);
+/* Adds b's counters to a's. */
+void sync_stats_add(struct sync_stats *a, const struct sync_stats *b);
+
+struct timeline {
+	struct btr_clock_graph *graph;
+	struct btr_clock_key trace_clock;
+	struct sync_stats *stats; /* where conversions are counted */
+};
+
+/* Returns 0 or -ENOMEM. The trace clock starts as BOOTTIME of machine 0. */
+int timeline_init(struct timeline *tl);
+void timeline_free(struct timeline *tl);
+/* Builtin or global clock `id` of machine 0 becomes the trace clock. */
+void timeline_set_trace_clock(struct timeline *tl, uint32_t id);
+
+/* Converts `raw` (a uint64 read as int64, as trace_processor does) on clock
+ * src into the trace clock. Returns true with *ns >= 0; false when the
+ * conversion fails or gives a negative time, after counting it. */
+bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
+		      uint64_t raw, int64_t *ns);
+
+/* Counts a timestamp whose clock could not even be named (a
+ * sequence-scoped clock on sequence 0, an unknown ftrace clock) as a
+ * conversion from an unknown source clock. */
+void timeline_count_unknown_source(struct timeline *tl);
+
+#endif

@@ -1,0 +1,85 @@
+/* Protobuf wire format, read and written by hand: a field iterator over a
+ * message's bytes (each field with its exact byte span, so unknown fields
+ * can be copied unchanged) and a growable output buffer with varint, tag and
+ * nested-message helpers. Used where a message must be rewritten without
+ * decoding it whole: `sync`, `dump` and the test tools. */
+#ifndef BTR_WIRE_H
+#define BTR_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum wire_type {
+	WIRE_VARINT = 0,
+	WIRE_I64 = 1,
+	WIRE_LEN = 2,
+	WIRE_SGROUP = 3, /* groups: not supported, reported as malformed */
+	WIRE_EGROUP = 4,
+	WIRE_I32 = 5,
+};
+
+#define WIRE_VARINT_MAX 10
+
+/* One field of a message. */
+struct wire_field {
+	uint32_t num;
+	enum wire_type type;
+	uint64_t val;           /* VARINT, I64, I32: the value; LEN: length */
+	const uint8_t *data;    /* LEN: the payload (val bytes) */
+	const uint8_t *start;   /* the whole field, tag included: */
+	const uint8_t *end;     /* [start, end) */
+};
+
+struct wire_reader {
+	const uint8_t *p, *end;
+	const char *err; /* why wire_next() returned -1 */
+};
+
+void wire_reader_init(struct wire_reader *r, const void *buf, size_t len);
+/* 1: *f is the next field; 0: end of the message; -1: malformed (a varint
+ * cut short or over 64 bits, a length past the end, field number 0, a
+ * group or an invalid wire type), with r->err saying which. */
+int wire_next(struct wire_reader *r, struct wire_field *f);
+
+/* Decodes the varint at p (before end). Returns its size, or 0 when it is
+ * cut short or longer than 10 bytes or 64 bits. */
+size_t wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v);
+/* Encodes v at p (room for WIRE_VARINT_MAX bytes); returns the size. */
+size_t wire_put_varint(uint8_t *p, uint64_t v);
+size_t wire_varint_size(uint64_t v);
+
+/* Decodes a packed (LEN) or a single (VARINT) occurrence of a repeated
+ * varint field, appending the values to *v (grown with realloc; *n values,
+ * *cap slots). Returns 0, -1 for a malformed payload, -2 out of memory. */
+int wire_append_varints(const struct wire_field *f, uint64_t **v, size_t *n,
+			size_t *cap);
+
+/* Growable byte buffer. Writers never fail: running out of memory sets
+ * `oom` and later writes do nothing; check it once at the end. */
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+void wbuf_free(struct wbuf *b);
+/* Makes room for `extra` more bytes; false (and oom) if it cannot. */
+bool wbuf_reserve(struct wbuf *b, size_t extra);
+void wbuf_put(struct wbuf *b, const void *p, size_t n);
+void wbuf_varint(struct wbuf *b, uint64_t v);
+void wbuf_tag(struct wbuf *b, uint32_t num, enum wire_type type);
+void wbuf_field_varint(struct wbuf *b, uint32_t num, uint64_t v);
+void wbuf_field_bytes(struct wbuf *b, uint32_t num, const void *p, size_t n);
+/* Copies a field read by wire_next() unchanged. */
+void wbuf_field_copy(struct wbuf *b, const struct wire_field *f);
+/* A packed repeated varint field holding v[0..n) (nothing when n is 0). */
+void wbuf_field_packed(struct wbuf *b, uint32_t num, const uint64_t *v,
+		       size_t n);
+/* Nested message: wbuf_begin_len() writes the tag and returns a mark to
+ * give wbuf_end_len() once the payload is written; the length is then
+ * filled in before the payload. */
+size_t wbuf_begin_len(struct wbuf *b, uint32_t num);
+void wbuf_end_len(struct wbuf *b, size_t mark);
+
+#endif
