@@ -31,7 +31,8 @@ enum {
 static const char doc[] =
 	"Record every CPU's scheduling activity into a Perfetto trace.\n"
 	"\n"
-	"Commands: record (default), dump FILE [--json], stats FILE [--json].\n"
+	"Commands: record (default), dump FILE [--json], stats FILE [--json],\n"
+	"sync -o OUT IN... (one timeline from several traces).\n"
 	"\n"
 	"Examples:\n"
 	"  sudo bpftrace-rec -o trace.pb                 until Ctrl-C\n"
