@@ -133,6 +133,110 @@ record: deps all
 vmlinux:
 	$(Q)scripts/gen-vmlinux.sh $(ARCH)
 
+# bench: scripts/bench/run.sh (root) puts the recorder side by side with
+# no recording, perf record, bpftrace and the floor: the cheapest BPF
+# recorder of the same events (scripts/bench/floor*.c). ROUNDS=N, QUICK=1,
+# RESULTS=FILE (default $(OUT)/bench-results.json).
+BENCH_BPF_OBJ := $(OUT)/bench/floor.bpf.o
+BENCH_SKEL    := $(OUT)/bench/floor.skel.h
+BENCH_FLOOR   := $(OUT)/bench/floor
+
+$(BENCH_BPF_OBJ): scripts/bench/floor.bpf.c bpf/record.h vmlinux/$(ARCH)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(CLANG_SYS_INCLUDES) \
+		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -c $< -o $@
+
+$(BENCH_SKEL): $(BENCH_BPF_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+
+$(BENCH_FLOOR): scripts/bench/floor.c $(BENCH_SKEL)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) -I$(OUT)/bench $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LDLIBS) -o $@
+
+bench: deps all $(BENCH_FLOOR)
+	$(Q)OUT=$(OUT) BTR_BIN=$(abspath $(BIN)) BTR_TOOLS=$(abspath $(OUT)/tests) \
+		BTR_FLOOR=$(abspath $(BENCH_FLOOR)) scripts/bench/run.sh
+
+# fuzz: libFuzzer targets tests/fuzz/fuzz_*.c (clang), linked with the
+# userspace objects built with the sanitizers in $(FUZZ_OUT). `make fuzz`
+# runs each for FUZZ_SECONDS (default 60) on a copy of its seed corpus
+# ($(FUZZ_OUT)/corpus/TARGET, grown by the run) and stops at the first crash;
+# FUZZ_TARGETS=... picks targets, FUZZ_ARGS passes libFuzzer options.
+# fuzz-build only builds; fuzz-regress replays the seeds and
+# tests/fuzz/regressions/ through every target; fuzz-coverage prints the
+# line coverage of userspace/ by the corpora (llvm-cov). See
+# tests/fuzz/README.md.
+FUZZ_OUT     ?= $(OUT)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_ARGS    ?=
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all \
+		-fsanitize=fuzzer-no-link,address,undefined
+
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-bins fuzz-coverage
+
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory OUT=$(FUZZ_OUT) CC=$(CLANG) \
+		CFLAGS='$(FUZZ_CFLAGS)' FUZZ_TARGETS='$(FUZZ_TARGETS)' fuzz-bins
+
+fuzz-bins: $(addprefix $(OUT)/,$(FUZZ_TARGETS))
+
+$(OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) $(WARN) -fsanitize=fuzzer \
+		$(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+fuzz: fuzz-build
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
+		c=$(FUZZ_OUT)/corpus/$$t; log=$(FUZZ_OUT)/$$t.log; \
+		mkdir -p $$c $(FUZZ_OUT)/crashes; \
+		cp tests/fuzz/corpus/$$t/* $$c/; \
+		dict=; [ ! -f tests/fuzz/$$t.dict ] || dict=-dict=tests/fuzz/$$t.dict; \
+		echo "== $$t: $(FUZZ_SECONDS)s, log in $$log"; \
+		if ! $(FUZZ_OUT)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+			-rss_limit_mb=2048 -print_final_stats=1 $$dict \
+			-artifact_prefix=$(FUZZ_OUT)/crashes/$$t- $(FUZZ_ARGS) \
+			$$c >$$log 2>&1; then \
+			tail -n 60 $$log; \
+			echo "fuzz: $$t failed; input in $(FUZZ_OUT)/crashes/" >&2; \
+			exit 1; \
+		fi; \
+		grep -E '^#[0-9]+ +DONE|^stat::number_of_executed_units' $$log; \
+	done
+
+fuzz-regress: fuzz-build
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
+		files=$$(find tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t \
+			-type f 2>/dev/null | sort); \
+		echo "== $$t: $$(echo "$$files" | grep -c .) inputs"; \
+		[ -z "$$files" ] || $(FUZZ_OUT)/$$t -runs=1 $$files \
+			>$(FUZZ_OUT)/$$t.regress.log 2>&1 || \
+			{ tail -n 60 $(FUZZ_OUT)/$$t.regress.log; exit 1; }; \
+	done
+
+FUZZ_COV_OUT := $(OUT)/fuzz-cov
+LLVM_PROFDATA ?= llvm-profdata
+LLVM_COV     ?= llvm-cov
+FUZZ_COV_DIRS := trace dump stats offline encode
+
+fuzz-coverage:
+	$(Q)$(MAKE) --no-print-directory OUT=$(FUZZ_COV_OUT) CC=$(CLANG) \
+		CFLAGS='-O0 -g -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer-no-link' \
+		FUZZ_TARGETS='$(FUZZ_TARGETS)' fuzz-bins
+	$(Q)set -e; d=$(FUZZ_COV_OUT); objs=; rm -f $$d/*.profraw; \
+	for t in $(FUZZ_TARGETS); do \
+		c=$(FUZZ_OUT)/corpus/$$t; [ -d $$c ] || c=tests/fuzz/corpus/$$t; \
+		r=; [ ! -d tests/fuzz/regressions/$$t ] || r=tests/fuzz/regressions/$$t; \
+		LLVM_PROFILE_FILE=$$d/$$t.profraw $$d/$$t -runs=0 $$c $$r \
+			>$$d/$$t.log 2>&1 || { tail -n 20 $$d/$$t.log; exit 1; }; \
+		objs="$${objs:+$$objs -object }$$d/$$t"; \
+	done; \
+	$(LLVM_PROFDATA) merge -sparse -o $$d/fuzz.profdata $$d/*.profraw; \
+	$(LLVM_COV) report -instr-profile=$$d/fuzz.profdata $$objs \
+		$(addprefix $(CURDIR)/userspace/,$(FUZZ_COV_DIRS))
+
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 
 install: all

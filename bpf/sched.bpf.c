@@ -55,7 +55,13 @@ struct task_struct___cpu {
 struct resv {
 	void *ring;
 	struct btr_hdr *rec;
+	__u32 cpu;
 };
+
+/* Per CPU: a forced wakeup was sent since the ring was last seen under
+ * wakeup_bytes. Written only when it changes (the array is shared). */
+#define WOKE_SLOTS 4096
+__u8 woke[WOKE_SLOTS];
 
 static __always_inline struct btr_cpu_acct *acct_get(enum btr_prog prog)
 {
@@ -75,6 +81,7 @@ static __always_inline struct resv reserve(struct btr_cpu_acct *a, __u32 size,
 	struct resv r = {};
 	__u32 cpu = bpf_get_smp_processor_id();
 
+	r.cpu = cpu;
 	r.ring = bpf_map_lookup_elem(&rings, &cpu);
 	if (r.ring)
 		r.rec = bpf_ringbuf_reserve(r.ring, size, 0);
@@ -98,28 +105,53 @@ static __always_inline struct resv reserve(struct btr_cpu_acct *a, __u32 size,
 	return r;
 }
 
+/* Wakes the reader once when the ring passes wakeup_bytes, not on every
+ * record until the reader has drained it: each forced wakeup is an irq_work
+ * (a self-IPI), and a reader that is slow to run would make every record
+ * pay one. The reader drains its rings to empty, so the next record after a
+ * drain re-arms the wakeup. */
 static __always_inline void submit(struct resv r)
 {
+	__u8 *w = &woke[r.cpu & (WOKE_SLOTS - 1)];
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (bpf_ringbuf_query(r.ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_query(r.ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
+		if (!*w) {
+			*w = 1;
+			flags = BPF_RB_FORCE_WAKEUP;
+		}
+	} else if (*w) {
+		*w = 0;
+	}
 	bpf_ringbuf_submit(r.rec, flags);
 }
 
-static __always_inline void read_comm(char *dst, struct task_struct *t)
+/* tp_btf programs get BTF-typed task pointers, whose fields are read with
+ * plain loads (the verifier turns them into fault-safe loads); raw_tp
+ * programs get untyped ones, read with bpf_probe_read_kernel(). `btf` is a
+ * constant in each program (BTR_TP), so only one branch is compiled. */
+#define TREAD(btf, p, ...)                                                     \
+	((btf) ? (p)->__VA_ARGS__ : BPF_CORE_READ(p, __VA_ARGS__))
+
+static __always_inline void read_comm(bool btf, char *dst,
+				      struct task_struct *t)
 {
-	bpf_core_read(dst, BTR_COMM_LEN, &t->comm);
+	if (btf) {
+		((__u64 *)dst)[0] = *(__u64 *)&t->comm[0];
+		((__u64 *)dst)[1] = *(__u64 *)&t->comm[8];
+	} else {
+		bpf_core_read(dst, BTR_COMM_LEN, &t->comm);
+	}
 }
 
-static __always_inline int task_cpu(struct task_struct *t)
+static __always_inline int task_cpu(bool btf, struct task_struct *t)
 {
 	struct task_struct___cpu *tc = (void *)t;
 	struct task_struct___nocpu *tn = (void *)t;
 
 	if (bpf_core_field_exists(tn->thread_info.cpu))
-		return BPF_CORE_READ(tn, thread_info.cpu);
-	return BPF_CORE_READ(tc, cpu);
+		return TREAD(btf, tn, thread_info.cpu);
+	return TREAD(btf, tc, cpu);
 }
 
 static __always_inline __u32 raw_task_state(struct task_struct *t)
@@ -131,22 +163,23 @@ static __always_inline __u32 raw_task_state(struct task_struct *t)
 	return BPF_CORE_READ(to, state);
 }
 
-static __always_inline int oom_score_adj(struct task_struct *t)
+static __always_inline int oom_score_adj(bool btf, struct task_struct *t)
 {
-	return BPF_CORE_READ(t, signal, oom_score_adj);
+	return btf ? t->signal->oom_score_adj
+		   : BPF_CORE_READ(t, signal, oom_score_adj);
 }
 
 /* Converts the raw state to what the classic sched_switch tracepoint
  * reports (__trace_sched_switch_state): preempted -> TASK_REPORT_MAX
  * (0x100), else one bit: the highest of the reportable state bits. */
-static __always_inline __s64 report_state(bool preempt, __u32 state,
+static __always_inline __s64 report_state(bool btf, bool preempt, __u32 state,
 					  struct task_struct *prev)
 {
 	__u32 s;
 
 	if (preempt)
 		return 0x100;
-	s = (state | (__u32)BPF_CORE_READ(prev, exit_state)) & 0x7f;
+	s = (state | (__u32)TREAD(btf, prev, exit_state)) & 0x7f;
 	if ((state & 0x402) == 0x402) /* TASK_IDLE */
 		s = 0x80;
 	if (state & 0x1000) /* TASK_RTLOCK_WAIT */
@@ -158,7 +191,8 @@ static __always_inline __s64 report_state(bool preempt, __u32 state,
 	return (__s64)(s - (s >> 1));
 }
 
-static __always_inline int do_switch(bool preempt, struct task_struct *prev,
+static __always_inline int do_switch(bool btf, bool preempt,
+				     struct task_struct *prev,
 				     struct task_struct *next, __u32 state)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_SWITCH);
@@ -167,19 +201,19 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 
 	if (!e)
 		return 0;
-	e->prev_state = report_state(preempt, state, prev);
-	e->prev_pid = BPF_CORE_READ(prev, pid);
-	e->prev_prio = BPF_CORE_READ(prev, prio);
-	e->next_pid = BPF_CORE_READ(next, pid);
-	e->next_prio = BPF_CORE_READ(next, prio);
-	read_comm(e->prev_comm, prev);
-	read_comm(e->next_comm, next);
+	e->prev_state = report_state(btf, preempt, state, prev);
+	e->prev_pid = TREAD(btf, prev, pid);
+	e->prev_prio = TREAD(btf, prev, prio);
+	e->next_pid = TREAD(btf, next, pid);
+	e->next_prio = TREAD(btf, next, prio);
+	read_comm(btf, e->prev_comm, prev);
+	read_comm(btf, e->next_comm, next);
 	submit(r);
 	return 0;
 }
 
-static __always_inline int do_wakeup(struct task_struct *p, enum btr_prog prog,
-				     __u16 type)
+static __always_inline int do_wakeup(bool btf, struct task_struct *p,
+				     enum btr_prog prog, __u16 type)
 {
 	struct btr_cpu_acct *a = acct_get(prog);
 	struct resv r = reserve(a, sizeof(struct btr_wakeup), type);
@@ -187,16 +221,17 @@ static __always_inline int do_wakeup(struct task_struct *p, enum btr_prog prog,
 
 	if (!e)
 		return 0;
-	e->pid = BPF_CORE_READ(p, pid);
-	e->prio = BPF_CORE_READ(p, prio);
-	e->target_cpu = task_cpu(p);
+	e->pid = TREAD(btf, p, pid);
+	e->prio = TREAD(btf, p, prio);
+	e->target_cpu = task_cpu(btf, p);
 	e->pad = 0;
-	read_comm(e->comm, p);
+	read_comm(btf, e->comm, p);
 	submit(r);
 	return 0;
 }
 
-static __always_inline int do_newtask(struct task_struct *p, __u64 flags)
+static __always_inline int do_newtask(bool btf, struct task_struct *p,
+				      __u64 flags)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_NEWTASK);
 	struct resv r = reserve(a, sizeof(struct btr_newtask), BTR_REC_NEWTASK);
@@ -205,14 +240,15 @@ static __always_inline int do_newtask(struct task_struct *p, __u64 flags)
 	if (!e)
 		return 0;
 	e->clone_flags = flags;
-	e->pid = BPF_CORE_READ(p, pid);
-	e->oom_score_adj = oom_score_adj(p);
-	read_comm(e->comm, p);
+	e->pid = TREAD(btf, p, pid);
+	e->oom_score_adj = oom_score_adj(btf, p);
+	read_comm(btf, e->comm, p);
 	submit(r);
 	return 0;
 }
 
-static __always_inline int do_rename(struct task_struct *p, const char *comm)
+static __always_inline int do_rename(bool btf, struct task_struct *p,
+				     const char *comm)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_RENAME);
 	struct resv r = reserve(a, sizeof(struct btr_rename), BTR_REC_RENAME);
@@ -220,16 +256,16 @@ static __always_inline int do_rename(struct task_struct *p, const char *comm)
 
 	if (!e)
 		return 0;
-	e->pid = BPF_CORE_READ(p, pid);
-	e->oom_score_adj = oom_score_adj(p);
-	read_comm(e->oldcomm, p);
+	e->pid = TREAD(btf, p, pid);
+	e->oom_score_adj = oom_score_adj(btf, p);
+	read_comm(btf, e->oldcomm, p);
 	__builtin_memset(e->newcomm, 0, BTR_COMM_LEN);
 	bpf_probe_read_kernel_str(e->newcomm, BTR_COMM_LEN, comm);
 	submit(r);
 	return 0;
 }
 
-static __always_inline int do_fork(struct task_struct *parent,
+static __always_inline int do_fork(bool btf, struct task_struct *parent,
 				   struct task_struct *child)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_FORK);
@@ -238,17 +274,17 @@ static __always_inline int do_fork(struct task_struct *parent,
 
 	if (!e)
 		return 0;
-	e->parent_pid = BPF_CORE_READ(parent, pid);
-	e->child_pid = BPF_CORE_READ(child, pid);
-	e->child_tgid = BPF_CORE_READ(child, tgid);
+	e->parent_pid = TREAD(btf, parent, pid);
+	e->child_pid = TREAD(btf, child, pid);
+	e->child_tgid = TREAD(btf, child, tgid);
 	e->pad = 0;
-	read_comm(e->parent_comm, parent);
-	read_comm(e->child_comm, child);
+	read_comm(btf, e->parent_comm, parent);
+	read_comm(btf, e->child_comm, child);
 	submit(r);
 	return 0;
 }
 
-static __always_inline int do_exec(struct task_struct *p, int old_pid,
+static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 				   struct linux_binprm *bprm)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_EXEC);
@@ -257,17 +293,17 @@ static __always_inline int do_exec(struct task_struct *p, int old_pid,
 
 	if (!e)
 		return 0;
-	e->pid = BPF_CORE_READ(p, pid);
+	e->pid = TREAD(btf, p, pid);
 	e->old_pid = old_pid;
 	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
 	bpf_probe_read_kernel_str(e->filename, BTR_FILENAME_LEN,
-				  BPF_CORE_READ(bprm, filename));
+				  TREAD(btf, bprm, filename));
 	submit(r);
 	return 0;
 }
 
-static __always_inline int do_exit(struct task_struct *p, enum btr_prog prog,
-				   __u16 type)
+static __always_inline int do_exit(bool btf, struct task_struct *p,
+				   enum btr_prog prog, __u16 type)
 {
 	struct btr_cpu_acct *a = acct_get(prog);
 	struct resv r = reserve(a, sizeof(struct btr_exit), type);
@@ -275,47 +311,56 @@ static __always_inline int do_exit(struct task_struct *p, enum btr_prog prog,
 
 	if (!e)
 		return 0;
-	e->pid = BPF_CORE_READ(p, pid);
-	e->tgid = BPF_CORE_READ(p, tgid);
-	e->prio = BPF_CORE_READ(p, prio);
+	e->pid = TREAD(btf, p, pid);
+	e->tgid = TREAD(btf, p, tgid);
+	e->prio = TREAD(btf, p, prio);
 	e->pad = 0;
-	read_comm(e->comm, p);
+	read_comm(btf, e->comm, p);
 	submit(r);
 	return 0;
 }
 
-/* Each tracepoint gets a tp_btf and a raw_tp program with the same body. */
+/* Each tracepoint gets a tp_btf and a raw_tp program with the same body;
+ * `btf` tells the body which kind of pointers it has. */
 #define BTR_TP(tp, name, args, body)                                           \
-	SEC("tp_btf/" #tp) int BPF_PROG(btf_##name, args) { body }             \
-	SEC("raw_tp/" #tp) int BPF_PROG(raw_##name, args) { body }
+	SEC("tp_btf/" #tp) int BPF_PROG(btf_##name, args)                      \
+	{                                                                      \
+		const bool btf = true;                                         \
+		body                                                           \
+	}                                                                      \
+	SEC("raw_tp/" #tp) int BPF_PROG(raw_##name, args)                      \
+	{                                                                      \
+		const bool btf = false;                                        \
+		body                                                           \
+	}
 #define ARGS(...) __VA_ARGS__
 
 /* Kernels >= 5.18 pass prev_state; older ones need the task's state. */
 BTR_TP(sched_switch, sched_switch,
        ARGS(bool preempt, struct task_struct *prev, struct task_struct *next,
 	    unsigned int prev_state),
-       return do_switch(preempt, prev, next, prev_state);)
+       return do_switch(btf, preempt, prev, next, prev_state);)
 BTR_TP(sched_switch, sched_switch_old,
        ARGS(bool preempt, struct task_struct *prev, struct task_struct *next),
-       return do_switch(preempt, prev, next, raw_task_state(prev));)
+       return do_switch(btf, preempt, prev, next, raw_task_state(prev));)
 BTR_TP(sched_waking, sched_waking, ARGS(struct task_struct *p),
-       return do_wakeup(p, BTR_PROG_WAKING, BTR_REC_WAKING);)
+       return do_wakeup(btf, p, BTR_PROG_WAKING, BTR_REC_WAKING);)
 BTR_TP(sched_wakeup_new, sched_wakeup_new, ARGS(struct task_struct *p),
-       return do_wakeup(p, BTR_PROG_WAKEUP_NEW, BTR_REC_WAKEUP_NEW);)
+       return do_wakeup(btf, p, BTR_PROG_WAKEUP_NEW, BTR_REC_WAKEUP_NEW);)
 BTR_TP(task_newtask, task_newtask, ARGS(struct task_struct *p, __u64 flags),
-       return do_newtask(p, flags);)
+       return do_newtask(btf, p, flags);)
 BTR_TP(task_rename, task_rename, ARGS(struct task_struct *p, const char *comm),
-       return do_rename(p, comm);)
+       return do_rename(btf, p, comm);)
 BTR_TP(sched_process_fork, sched_process_fork,
        ARGS(struct task_struct *parent, struct task_struct *child),
-       return do_fork(parent, child);)
+       return do_fork(btf, parent, child);)
 BTR_TP(sched_process_exec, sched_process_exec,
        ARGS(struct task_struct *p, int old_pid, struct linux_binprm *bprm),
-       return do_exec(p, old_pid, bprm);)
+       return do_exec(btf, p, old_pid, bprm);)
 BTR_TP(sched_process_exit, sched_process_exit, ARGS(struct task_struct *p),
-       return do_exit(p, BTR_PROG_EXIT, BTR_REC_EXIT);)
+       return do_exit(btf, p, BTR_PROG_EXIT, BTR_REC_EXIT);)
 BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
-       return do_exit(p, BTR_PROG_FREE, BTR_REC_FREE);)
+       return do_exit(btf, p, BTR_PROG_FREE, BTR_REC_FREE);)
 
 /* Clock sync, run on demand by userspace (BPF_PROG_TEST_RUN): BOOTTIME,
  * MONOTONIC and TAI read back to back in the kernel, then BOOTTIME again so

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -25,6 +26,8 @@
 #include "record/service.h"
 #include "record/status.h"
 #include "util/log.h"
+
+#define READER_NICE (-10)
 
 static volatile sig_atomic_t stop_requests, snapshot_requests;
 
@@ -283,6 +286,11 @@ static int start(struct recorder *r)
 			return e;
 		}
 	}
+	/* The reader must keep up with the CPUs it drains: it runs ahead of
+	 * ordinary tasks (the BPF side wakes it only once per half-full
+	 * ring). Best effort: only while it may still do so. */
+	if (setpriority(PRIO_PROCESS, 0, READER_NICE))
+		log_debug("cannot raise the reader's priority: %s", strerror(errno));
 	/* Loaded, attached, output open: keep only what snapshot files
 	 * need (their hand-over to the sudo user). */
 	e = privileges_drop(getenv("SUDO_UID") != NULL);

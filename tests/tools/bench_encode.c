@@ -1,0 +1,241 @@
+/* Benchmark: encoder throughput without the kernel. Replays ring records
+ * captured by tests/tools/capture_raw.c through the recorder's path after
+ * the rings: one bundle encoder per CPU (userspace/encode/bundle.h) into the
+ * central buffer (userspace/buffer/central.h, 64 MiB of 32 KiB chunks, as the
+ * recorder's defaults), read out when more than half full into a sink that
+ * only counts, as a streaming recording does. Encoders are flushed every
+ * BATCH records, as the recorder does after each drain pass.
+ *
+ *   bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] FILE
+ *
+ * Each repeat replays the file (timestamps shifted so they keep growing)
+ * until it has taken SECONDS of CPU time (default 0.5); prints one line per
+ * repeat and a summary with the median:
+ *   bench_encode records=N cpu_s=S rate=R wall_rate=W bytes_per_record=B
+ * rate is records per second of this thread's CPU time (the machine may be
+ * busy with other work), wall_rate per second of wall time. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buffer/central.h"
+#include "encode/bundle.h"
+#include "encode/packet.h"
+#include "record.h"
+
+#define RAW_MAGIC "BTRRAW01"
+#define MAX_CPUS 1024
+#define MAX_REPEATS 100
+
+struct raw_rec {
+	uint32_t cpu, len;
+	struct btr_hdr *h;
+};
+
+struct counting_sink {
+	struct packet_sink sink;
+	uint64_t packets, bytes;
+};
+
+static int count_write(struct packet_sink *s, uint32_t seq_id,
+		       const uint8_t *pkt, size_t len)
+{
+	struct counting_sink *c = s->ctx;
+
+	(void)seq_id;
+	(void)pkt;
+	c->packets++;
+	c->bytes += len;
+	return 0;
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Reads the whole file and indexes its records. */
+static int load(const char *path, uint8_t **buf, struct raw_rec **recs,
+		size_t *nrecs, uint32_t *ncpus)
+{
+	FILE *f = fopen(path, "rb");
+	long size;
+	size_t off = 8, n = 0, cap = 0;
+	struct raw_rec *r = NULL;
+
+	if (!f)
+		return -errno;
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 8 ||
+	    fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	*buf = malloc((size_t)size);
+	if (!*buf || fread(*buf, 1, (size_t)size, f) != (size_t)size ||
+	    memcmp(*buf, RAW_MAGIC, 8)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	fclose(f);
+	*ncpus = 0;
+	while (off + 8 <= (size_t)size) {
+		uint32_t hdr[2];
+
+		memcpy(hdr, *buf + off, sizeof(hdr));
+		if (hdr[0] >= MAX_CPUS || hdr[1] < sizeof(struct btr_hdr) ||
+		    off + 8 + hdr[1] > (size_t)size)
+			break;
+		if (n == cap) {
+			struct raw_rec *nr;
+
+			cap = cap ? cap * 2 : 1 << 16;
+			nr = realloc(r, cap * sizeof(*r));
+			if (!nr) {
+				free(r);
+				return -ENOMEM;
+			}
+			r = nr;
+		}
+		r[n].cpu = hdr[0];
+		r[n].len = hdr[1];
+		r[n].h = (struct btr_hdr *)(*buf + off + 8);
+		r[n].h->lost = 0; /* replayed losses would only add flushes */
+		if (hdr[0] + 1 > *ncpus)
+			*ncpus = hdr[0] + 1;
+		n++;
+		off += 8 + ((hdr[1] + 7u) & ~7u);
+	}
+	*recs = r;
+	*nrecs = n;
+	return n ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	struct counting_sink out = { { count_write, NULL }, 0, 0 };
+	struct bundle_enc *enc[MAX_CPUS] = { 0 };
+	double rates[MAX_REPEATS], walls[MAX_REPEATS], min_cpu_s = 0.5;
+	struct raw_rec *recs = NULL;
+	struct central *cen = NULL;
+	uint8_t *buf = NULL;
+	size_t nrecs = 0, i, batch = 50000;
+	uint64_t span, shift = 0, total = 0, rejected = 0;
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	uint32_t ncpus = 0, cpu;
+	int repeats = 5, r, err = 1, e, opt_i;
+	const char *path = NULL;
+
+	out.sink.ctx = &out;
+	for (opt_i = 1; opt_i < argc; opt_i++) {
+		if (!strcmp(argv[opt_i], "-r") && opt_i + 1 < argc)
+			repeats = atoi(argv[++opt_i]);
+		else if (!strcmp(argv[opt_i], "-t") && opt_i + 1 < argc)
+			min_cpu_s = strtod(argv[++opt_i], NULL);
+		else if (!strcmp(argv[opt_i], "-b") && opt_i + 1 < argc)
+			batch = strtoull(argv[++opt_i], NULL, 10);
+		else if (!path && argv[opt_i][0] != '-')
+			path = argv[opt_i];
+		else
+			path = NULL, opt_i = argc;
+	}
+	if (!path || repeats < 1 || repeats > MAX_REPEATS || !batch ||
+	    min_cpu_s <= 0) {
+		fprintf(stderr, "usage: bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] FILE\n");
+		return 64;
+	}
+	e = load(path, &buf, &recs, &nrecs, &ncpus);
+	if (e) {
+		fprintf(stderr, "bench_encode: %s: %s\n", path, strerror(-e));
+		goto cleanup;
+	}
+	for (i = 0; i < nrecs; i++) {
+		if (recs[i].h->ts < tmin)
+			tmin = recs[i].h->ts;
+		if (recs[i].h->ts > tmax)
+			tmax = recs[i].h->ts;
+	}
+	span = tmax - tmin + 1;
+	cen = central_new(64ull << 20, 32u * 1024u, FILL_RING);
+	if (!cen)
+		goto cleanup;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		enc[cpu] = bundle_enc_new(cpu, SEQ_FTRACE_BASE + cpu,
+					  central_sink(cen));
+		if (!enc[cpu])
+			goto cleanup;
+	}
+	for (r = 0; r < repeats; r++) {
+		uint64_t n = 0;
+		double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0, cpu_s = 0;
+		double wall_s = 0;
+
+		while (cpu_s < min_cpu_s) {
+			if (shift) {
+				for (i = 0; i < nrecs; i++)
+					recs[i].h->ts += span;
+			}
+			shift += span;
+			c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+			w0 = clock_s(CLOCK_MONOTONIC);
+			for (i = 0; i < nrecs; i++) {
+				const struct raw_rec *x = &recs[i];
+
+				if (x->h->type == BTR_REC_CLOCK)
+					continue;
+				if (bundle_enc_add(enc[x->cpu], x->h, x->len))
+					rejected++;
+				if ((i + 1) % batch == 0) {
+					for (cpu = 0; cpu < ncpus; cpu++)
+						bundle_enc_flush(enc[cpu]);
+					if (central_under_pressure(
+						    central_unread_chunks(cen),
+						    central_slots(cen)) &&
+					    central_read(cen, &out.sink, true))
+						goto cleanup;
+				}
+			}
+			for (cpu = 0; cpu < ncpus; cpu++)
+				bundle_enc_flush(enc[cpu]);
+			n += nrecs;
+			cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+			wall_s += clock_s(CLOCK_MONOTONIC) - w0;
+		}
+		central_flush(cen);
+		c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		if (central_read(cen, &out.sink, true))
+			goto cleanup;
+		cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+		rates[r] = (double)n / cpu_s;
+		walls[r] = (double)n / wall_s;
+		total += n;
+		printf("repeat %d: %llu records in %.3f s CPU: %.0f records/s\n",
+		       r + 1, (unsigned long long)n, cpu_s, rates[r]);
+	}
+	qsort(rates, (size_t)repeats, sizeof(double), cmp_double);
+	qsort(walls, (size_t)repeats, sizeof(double), cmp_double);
+	printf("bench_encode records=%zu cpus=%u rate=%.0f rate_min=%.0f rate_max=%.0f wall_rate=%.0f bytes_per_record=%.2f packets=%llu rejected=%llu\n",
+	       nrecs, ncpus, rates[repeats / 2], rates[0], rates[repeats - 1],
+	       walls[repeats / 2], (double)out.bytes / (double)total,
+	       (unsigned long long)out.packets, (unsigned long long)rejected);
+	err = 0;
+cleanup:
+	for (cpu = 0; cpu < ncpus && cpu < MAX_CPUS; cpu++)
+		bundle_enc_free(enc[cpu]);
+	central_free(cen);
+	free(recs);
+	free(buf);
+	return err;
+}
