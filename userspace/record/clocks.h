@@ -11,10 +11,12 @@
 
 #include "record.h"
 
-/* TAI has no Perfetto builtin id: a global clock id (>= 128), chosen as
- * Perfetto's docs recommend for custom global clocks,
- * FNV-1a("bpftrace_rec.CLOCK_TAI") | 0x80000000. */
-#define BTR_CLOCK_TAI 0xa0643eacu
+/* TAI has no Perfetto builtin id: a global clock id (>= 128), derived as
+ * Perfetto recommends for custom global clocks from a hash of a fully
+ * qualified name, meeting both forms of that advice (the docs' "| 0x80000000"
+ * and clock_snapshot.proto's "& ~127"):
+ * (FNV-1a("bpftrace_rec.CLOCK_TAI") | 0x80000000) & ~127 = 2690924160. */
+#define BTR_CLOCK_TAI 0xa0643e80u
 
 enum { CLOCKS_USER_N = 4 };
 
