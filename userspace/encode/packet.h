@@ -8,9 +8,13 @@
 
 /* Packet sequences (trusted_packet_sequence_id) written by the recorder. */
 enum {
-	SEQ_SERVICE = 1,      /* clock snapshots, config, system info, stats */
-	SEQ_PROCESS_TREE = 2, /* ProcessTree from /proc */
-	SEQ_FTRACE_BASE = 3,  /* + cpu: that CPU's FtraceEventBundles */
+	SEQ_SERVICE = 1,      /* header (first clock snapshot, config, system
+			       * info) and trailer (stats): never in the ring */
+	SEQ_SERVICE_RING = 2, /* later clock snapshots and lifecycle events:
+			       * through the central buffer, so a wrapped ring
+			       * shows their loss on a sequence of their own */
+	SEQ_PROCESS_TREE = 3, /* ProcessTree from /proc */
+	SEQ_FTRACE_BASE = 4,  /* + cpu: that CPU's FtraceEventBundles */
 };
 
 #define SEQ_FLAG_INCREMENTAL_STATE_CLEARED 1u

@@ -55,6 +55,7 @@ struct recorder {
 	struct trace_output out;
 	struct packet_sink *data;   /* the central buffer */
 	struct packet_sink *clocks; /* where the next clock snapshot goes */
+	uint32_t clocks_seq;        /* and on which sequence */
 	struct capture *cap;
 	struct bundle_enc **enc;
 	uint32_t ncpus;
@@ -84,7 +85,7 @@ static int on_clock_record(struct recorder *r, const struct btr_clock *k)
 	if (k->seq != r->clock_seq)
 		return 0; /* a stale stamp: its userspace half is gone */
 	n = clocks_combine(k, &r->user_clocks, v);
-	return service_emit_clock_snapshot(r->clocks, v, n);
+	return service_emit_clock_snapshot(r->clocks, r->clocks_seq, v, n);
 }
 
 /* Which tids a record shows, for the process tree. */
@@ -241,8 +242,10 @@ static int write_start(struct recorder *r)
 	int e;
 
 	r->clocks = h;
+	r->clocks_seq = SEQ_SERVICE;
 	e = take_clock_snapshot(r);
 	r->clocks = r->data;
+	r->clocks_seq = SEQ_SERVICE_RING;
 	if (!e)
 		e = service_emit_config(h, &r->o);
 	if (!e)
@@ -250,7 +253,7 @@ static int write_start(struct recorder *r)
 	if (!e)
 		e = service_emit_system_info(h, r->o.machine_name);
 	if (!e)
-		e = service_emit_event(h, clocks_boottime_ns(), 1);
+		e = service_emit_event(h, SEQ_SERVICE, clocks_boottime_ns(), 1);
 	if (!e)
 		e = procfs_scan_all(r->procs);
 	/* Commit the scan now: with --fill-policy discard it is among the
@@ -368,15 +371,16 @@ static int run_loop(struct recorder *r)
 
 static uint32_t *sequence_ids(uint32_t ncpus, uint32_t *n)
 {
-	uint32_t *ids = calloc(ncpus + 2, sizeof(*ids)), i;
+	uint32_t *ids = calloc(ncpus + 3, sizeof(*ids)), i;
 
 	if (!ids)
 		return NULL;
 	ids[0] = SEQ_SERVICE;
-	ids[1] = SEQ_PROCESS_TREE;
+	ids[1] = SEQ_SERVICE_RING;
+	ids[2] = SEQ_PROCESS_TREE;
 	for (i = 0; i < ncpus; i++)
-		ids[2 + i] = SEQ_FTRACE_BASE + i;
-	*n = ncpus + 2;
+		ids[3 + i] = SEQ_FTRACE_BASE + i;
+	*n = ncpus + 3;
 	return ids;
 }
 
@@ -447,7 +451,8 @@ static int finish(struct recorder *r)
 	if (!e)
 		e = take_clock_snapshot(r);
 	if (!e)
-		e = service_emit_event(r->data, clocks_boottime_ns(), 0);
+		e = service_emit_event(r->data, SEQ_SERVICE_RING,
+				       clocks_boottime_ns(), 0);
 	if (!e)
 		e = output_write(&r->out);
 	report_accounting(r);

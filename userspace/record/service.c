@@ -15,21 +15,25 @@
 
 typedef Perfetto__Protos__TracePacket Packet;
 
-static int first_done;
+static uint32_t started_seqs; /* bit n: sequence n had its first packet */
 
-/* Every service packet goes out on SEQ_SERVICE; the first one starts the
- * sequence's incremental state. */
-static int emit(struct packet_sink *s, Packet *p)
+/* The first packet of each service sequence starts its incremental state. */
+static int emit_on(struct packet_sink *s, uint32_t seq, Packet *p)
 {
-	if (!first_done) {
+	if (seq < 32 && !(started_seqs & (1u << seq))) {
 		p->has_sequence_flags = 1;
 		p->sequence_flags = SEQ_FLAG_INCREMENTAL_STATE_CLEARED;
-		first_done = 1;
+		started_seqs |= 1u << seq;
 	}
-	return packet_emit(s, SEQ_SERVICE, p);
+	return packet_emit(s, seq, p);
 }
 
-int service_emit_clock_snapshot(struct packet_sink *s,
+static int emit(struct packet_sink *s, Packet *p)
+{
+	return emit_on(s, SEQ_SERVICE, p);
+}
+
+int service_emit_clock_snapshot(struct packet_sink *s, uint32_t seq,
 				const struct clock_value *c, int n)
 {
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
@@ -55,7 +59,7 @@ int service_emit_clock_snapshot(struct packet_sink *s,
 	p.clock_snapshot = &snap;
 	p.has_timestamp_clock_id = 1;
 	p.timestamp_clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
-	return emit(s, &p);
+	return emit_on(s, seq, &p);
 }
 
 static const char *const ftrace_events[] = {
@@ -201,7 +205,8 @@ int service_emit_system_info(struct packet_sink *s, const char *machine_name)
 	return emit(s, &p);
 }
 
-int service_emit_event(struct packet_sink *s, uint64_t ts, int started)
+int service_emit_event(struct packet_sink *s, uint32_t seq, uint64_t ts,
+		       int started)
 {
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TracingServiceEvent ev =
@@ -222,7 +227,7 @@ int service_emit_event(struct packet_sink *s, uint64_t ts, int started)
 	p.timestamp_clock_id = PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME;
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SERVICE_EVENT;
 	p.service_event = &ev;
-	return emit(s, &p);
+	return emit_on(s, seq, &p);
 }
 
 int service_emit_ftrace_stats(struct packet_sink *s, uint32_t seq_id,

@@ -12,13 +12,14 @@
 #include "record/clocks.h"
 #include "record/options.h"
 
-int service_emit_clock_snapshot(struct packet_sink *s,
+int service_emit_clock_snapshot(struct packet_sink *s, uint32_t seq,
 				const struct clock_value *c, int n);
 int service_emit_config(struct packet_sink *s, const struct record_opts *o);
 int service_emit_uuid(struct packet_sink *s);
 int service_emit_system_info(struct packet_sink *s, const char *machine_name);
 /* tracing_started / tracing_disabled at BOOTTIME ts. */
-int service_emit_event(struct packet_sink *s, uint64_t ts, int started);
+int service_emit_event(struct packet_sink *s, uint32_t seq, uint64_t ts,
+		       int started);
 /* FtraceStats START (phase 1) or END (phase 2), on the given sequence:
  * dropped_events = BPF reserve failures per CPU, read_events = records
  * read. */
