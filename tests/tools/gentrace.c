@@ -23,6 +23,11 @@
  *       an FtraceEventBundle: compact switches (next_pid 100+i, comm "a"
  *       or "b") and wakings (pid 200+i) at absolute times T (stored as
  *       deltas), and regular sched_process_free events (pid 300+i)
+ *   rsync [seq=N] [machine=N] CLIENT>HOST...
+ *       a RemoteClockSync: one SyncedClocks per word, CLIENT and HOST
+ *       each CLOCK:VALUE[,CLOCK:VALUE...] (client_clocks, host_clocks)
+ *   sysinfo [name=NAME] [seq=N] [machine=N]
+ *       a SystemInfo with utsname sysname "Linux" and machine_name NAME
  *   raw HEX                     a record holding these packet bytes
  */
 #include <errno.h>
@@ -326,6 +331,59 @@ static void bundle(struct wbuf *p, struct opts *o)
 	common(p, o);
 }
 
+/* A ClockSnapshot field `field` from "CLOCK:VALUE,CLOCK:VALUE". */
+static void readings(struct wbuf *p, uint32_t field, char *list)
+{
+	char *save = NULL, *r;
+	size_t mark = wbuf_begin_len(p, field);
+
+	for (r = strtok_r(list, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(r, ':');
+		size_t m = wbuf_begin_len(p, 1);
+
+		if (!colon)
+			die("bad clock reading '%s'", r);
+		*colon = '\0';
+		wbuf_field_varint(p, 1, clock_arg(r));
+		wbuf_field_varint(p, 2, num(colon + 1));
+		wbuf_end_len(p, m);
+	}
+	wbuf_end_len(p, mark);
+}
+
+static void rsync(struct wbuf *p, struct opts *o, char **words, size_t n)
+{
+	size_t mark = wbuf_begin_len(p, 107), i;
+
+	for (i = 0; i < n; i++) {
+		char *host = strchr(words[i], '>');
+		size_t m = wbuf_begin_len(p, 1);
+
+		if (!host)
+			die("rsync word without '>': '%s'", words[i]);
+		*host++ = '\0';
+		readings(p, 2, words[i]);
+		readings(p, 3, host);
+		wbuf_end_len(p, m);
+	}
+	wbuf_end_len(p, mark);
+	common(p, o);
+}
+
+static void sysinfo(struct wbuf *p, struct opts *o)
+{
+	const char *name = opt(o, "name");
+	size_t mark = wbuf_begin_len(p, 45), u;
+
+	u = wbuf_begin_len(p, 1);
+	wbuf_field_bytes(p, 1, "Linux", 5);
+	wbuf_end_len(p, u);
+	if (name)
+		wbuf_field_bytes(p, 17, name, strlen(name));
+	wbuf_end_len(p, mark);
+	common(p, o);
+}
+
 /* Builds the packet of one line into p; false for a blank line. */
 static bool build(char *line, struct wbuf *p)
 {
@@ -358,6 +416,11 @@ static bool build(char *line, struct wbuf *p)
 		defaults(p, &o);
 	} else if (!strcmp(kind, "bundle")) {
 		bundle(p, &o);
+	} else if (!strcmp(kind, "sysinfo")) {
+		sysinfo(p, &o);
+	} else if (!strcmp(kind, "rsync")) {
+		rsync(p, &o, clocks, nclocks);
+		nclocks = 0;
 	} else if (!strcmp(kind, "raw")) {
 		if (o.n != 1 || o.val[0])
 			die("raw takes one HEX word%s", "");

@@ -44,7 +44,10 @@ static const char doc[] =
 	"time cannot be converted is not printed; stderr counts them under "
 	"Perfetto's stat names.\n\n"
 	"Text lines are \"TS CPU KIND key=value ...\": TS in ns or -, CPU "
-	"or - for packets that are not ftrace bundles. Values escape "
+	"or - for packets that are not ftrace bundles or perf samples; the "
+	"lines of a packet of another machine than the trace's own (a merged "
+	"trace) start with machine_id=N, its TracePacket.machine_id. Values "
+	"escape "
 	"spaces, '=', '\\', control and non-ASCII bytes as \\xNN. --json "
 	"prints the same as {\"ts\":...,\"cpu\":...,\"kind\":...,...}.\n\n"
 	"Examples:\n"
@@ -87,6 +90,8 @@ struct line *dump_begin(struct dump_ctx *c, const char *kind, bool has_ts,
 			uint64_t ts, bool has_cpu, uint64_t cpu)
 {
 	line_begin(&c->line, kind, has_ts, ts, has_cpu, cpu);
+	if (c->machine)
+		line_uint(&c->line, "machine_id", c->machine);
 	return &c->line;
 }
 

@@ -11,6 +11,8 @@ struct dump_ctx {
 	const char *name;    /* the file, for messages */
 	uint64_t offset;     /* offset of the packet being decoded */
 	uint32_t trace_clock; /* clock of the timestamps (a snapshot's TS) */
+	uint32_t machine;    /* machine_id of the packet being decoded, 0 for
+			      * the host: its lines get machine=N */
 	void (*print)(const struct line *l);
 	struct line line;    /* the line being built */
 	struct sched_state sched;

@@ -320,11 +320,32 @@ static bool sync_info(struct dump_ctx *c, const Packet *p)
 	return false;
 }
 
+/* A CPU stack sample (perf script text imported by `sync`). */
+static void perf_sample(struct dump_ctx *c, const Packet *p)
+{
+	const Perfetto__Protos__PerfSample *s = p->perf_sample;
+	struct line *l = dump_begin(c, "perf_sample", PKT_TS(p), s->has_cpu,
+				    s->cpu);
+
+	line_uint(l, "pid", s->pid);
+	line_uint(l, "tid", s->tid);
+	line_uint(l, "callstack_iid", s->callstack_iid);
+	if (s->has_cpu_mode)
+		line_str(l, "cpu_mode",
+			 enum_name(l, &perfetto__protos__profiling__cpu_mode__descriptor,
+				   s->cpu_mode, "MODE_"));
+	dump_end(c);
+}
+
 void dump_packet(struct dump_ctx *c, const Packet *p)
 {
 	struct line *l;
 
+	c->machine = p->has_machine_id ? p->machine_id : 0;
 	switch (p->data_case) {
+	case PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE:
+		perf_sample(c, p);
+		return;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS:
 		dump_ftrace_bundle(c, p->ftrace_events);
 		return;

@@ -101,10 +101,9 @@ static bool convert_event(struct bundle_ctx *b, uint64_t raw, int64_t *ns)
 
 /* The clock of the bundle's events, from ftrace_clock. */
 static int bundle_clock(struct bundle_ctx *b, const uint8_t *p, size_t n,
-			uint32_t seq, uint32_t machine, bool *has_fclock,
-			const char **why)
+			uint32_t seq, const struct clock_scope *s,
+			uint32_t tag, bool *has_fclock, const char **why)
 {
-	struct clock_scope s = { b->rw->scope.file, machine };
 	uint64_t fclock = FCLOCK_BOOT;
 	struct wire_reader r;
 	struct wire_field f;
@@ -154,7 +153,7 @@ static int bundle_clock(struct bundle_ctx *b, const uint8_t *p, size_t n,
 		b->bad_clock = true; /* UNKNOWN or a value we do not know */
 		return 0;
 	}
-	b->bad_clock = clock_scope_key(&s, id, seq, &b->key) != 0;
+	b->bad_clock = clock_scope_key_tag(s, tag, id, seq, &b->key) != 0;
 	return 0;
 }
 
@@ -369,7 +368,8 @@ static void end_time_rewrite(struct bundle_ctx *b, const struct wire_field *f)
 }
 
 int bundle_rewrite(struct rewrite *rw, const uint8_t *p, size_t n,
-		   uint32_t seq, uint32_t machine, bool *any, int64_t *first,
+		   uint32_t seq, const struct clock_scope *scope, uint32_t tag,
+		   bool *any, int64_t *first,
 		   int64_t *last, const char **why)
 {
 	struct bundle_ctx b = { .rw = rw, .out = &rw->out };
@@ -378,7 +378,7 @@ int bundle_rewrite(struct rewrite *rw, const uint8_t *p, size_t n,
 	bool has_fclock;
 	int err;
 
-	err = bundle_clock(&b, p, n, seq, machine, &has_fclock, why);
+	err = bundle_clock(&b, p, n, seq, scope, tag, &has_fclock, why);
 	wire_reader_init(&r, p, n);
 	while (!err && wire_next(&r, &f) > 0) {
 		switch (f.num) {

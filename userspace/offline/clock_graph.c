@@ -923,6 +923,18 @@ enum btr_clock_result btr_clock_graph_convert(struct btr_clock_graph *g,
 	return BTR_CLOCK_OK;
 }
 
+bool btr_clock_graph_has_path(struct btr_clock_graph *g,
+			      struct btr_clock_key src,
+			      struct btr_clock_key dst)
+{
+	struct cg_path p;
+
+	if (btr_clock_key_equal(src, dst))
+		return true;
+	path_resolve(g, src, dst, &p);
+	return p.result == BTR_CLOCK_OK;
+}
+
 void btr_clock_graph_reset_incremental(struct btr_clock_graph *g,
 				       struct btr_clock_key key, uint64_t raw)
 {

@@ -134,6 +134,12 @@ enum btr_clock_result btr_clock_graph_convert(struct btr_clock_graph *g,
 					      struct btr_clock_key dst,
 					      int64_t *ns);
 
+/* True when a conversion from src to dst would succeed (equal keys, or
+ * both known and a chain of at most 4 links); counts nothing. */
+bool btr_clock_graph_has_path(struct btr_clock_graph *g,
+			      struct btr_clock_key src,
+			      struct btr_clock_key dst);
+
 /* Sets the running value of an incremental clock to raw * its unit, as a
  * snapshot holding it at `raw` does, without adding a snapshot: a caller
  * that added every snapshot first replays the resets in file order with

@@ -4,16 +4,19 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
-int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
-		    struct timeline *tl, struct sync_stats *stats,
-		    struct input **failed)
+#include "offline/machine_assign.h"
+
+/* Scans every trace input; keeps going after an input error. */
+static int scan_all(struct input **inputs, size_t n, struct input **failed)
 {
-	size_t i;
-	long rejected;
 	int err, first_err = 0;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
+		if (inputs[i]->kind != INPUT_PROTO)
+			continue;
 		err = input_scan(inputs[i]);
 		if (err == -ENOMEM) {
 			*failed = inputs[i];
@@ -24,21 +27,58 @@ int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
 			first_err = CONVERT_INPUT_ERROR;
 		}
 	}
-	if (!trace_clock)
-		trace_clock = n ? input_default_clock(inputs[0]) :
-				  BTR_CLOCK_BOOTTIME;
-	timeline_set_trace_clock(tl, trace_clock);
-	for (i = 0; i < n; i++) {
-		rejected = snap_list_apply(&inputs[i]->snaps, tl->graph);
-		if (rejected < 0) {
-			*failed = inputs[i];
-			return CONVERT_NO_MEMORY;
-		}
-		stats->stat[SYNC_STAT_INVALID_SNAPSHOTS] += (uint64_t)rejected;
-	}
 	return first_err;
 }
 
+/* A result of the machine and placement steps as a CONVERT_ error. */
+static int step_error(long rc, struct input **inputs, struct input **failed)
+{
+	*failed = inputs[0];
+	return rc == -ENOMEM ? CONVERT_NO_MEMORY : CONVERT_MANIFEST_ERROR;
+}
+
+int convert_prepare_opts(struct input **inputs, size_t n,
+			 struct convert_opts *o, struct timeline *tl,
+			 struct sync_stats *stats, struct input **failed)
+{
+	long rc;
+	int first_err;
+
+	o->placement.claimer = -1;
+	first_err = scan_all(inputs, n, failed);
+	if (first_err == CONVERT_NO_MEMORY)
+		return first_err;
+	if (o->manifest && manifest_bind(o->manifest, inputs, n, o->err,
+					 sizeof(o->err)))
+		return step_error(-1, inputs, failed);
+	rc = machine_assign(inputs, n, o->manifest, &tl->machines, o->err,
+			    sizeof(o->err));
+	if (!rc)
+		rc = placement_trace_time(inputs, n, o->manifest,
+					  o->trace_clock, tl, &o->placement,
+					  o->err, sizeof(o->err));
+	if (!rc)
+		rc = placement_apply(inputs, n, o->manifest, tl, &o->placement,
+				     stats, o->err, sizeof(o->err));
+	if (rc < 0)
+		return step_error(rc, inputs, failed);
+	stats->stat[SYNC_STAT_INVALID_SNAPSHOTS] += (uint64_t)rc;
+	return first_err;
+}
+
+int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
+		    struct timeline *tl, struct sync_stats *stats,
+		    struct input **failed)
+{
+	struct convert_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.trace_clock = trace_clock;
+	rc = convert_prepare_opts(inputs, n, &o, tl, stats, failed);
+	placement_free(&o.placement);
+	return rc;
+}
 int convert_input(struct input *in, struct timeline *tl,
 		  struct sync_stats *stats, convert_fn fn, void *ctx)
 {
@@ -48,8 +88,11 @@ int convert_input(struct input *in, struct timeline *tl,
 	const char *why = NULL;
 	int rc, err = 0;
 
+	if (in->kind != INPUT_PROTO)
+		return 0;
 	rewrite_init(&rw, tl, in->scope, input_default_clock(in));
 	rw.adopted_machine = in->adopted_machine;
+	rw.fm = &in->fm;
 	rw.bundle_clock = in->bundle_clock;
 	tl->stats = stats;
 	if (input_rewind(in)) {

@@ -88,6 +88,7 @@ int packet_info_read(const uint8_t *pkt, size_t len, struct packet_info *info,
 			break;
 		case PKT_SEQ_ID:
 			info->seq_id = (uint32_t)f.val;
+			info->has_seq_id = true;
 			break;
 		case PKT_SEQUENCE_FLAGS:
 			if (f.val & SEQ_FLAG_CLEARED)
@@ -99,6 +100,22 @@ int packet_info_read(const uint8_t *pkt, size_t len, struct packet_info *info,
 			break;
 		case PKT_MACHINE_ID:
 			info->machine_id = (uint32_t)f.val;
+			info->has_machine_id = true;
+			break;
+		case PKT_SYSTEM_INFO:
+			if (f.type == WIRE_LEN) {
+				info->system_info = f.data;
+				info->system_info_len = (size_t)f.val;
+			}
+			break;
+		case PKT_REMOTE_CLOCK_SYNC:
+			if (!want_type(&f, WIRE_LEN, why))
+				return -1;
+			info->remote_clock_sync = f.data;
+			info->remote_clock_sync_len = (size_t)f.val;
+			break;
+		case PKT_TRACE_STATS:
+			info->trace_stats = true;
 			break;
 		case PKT_INTERNED_DATA:
 			info->interned = true;
@@ -144,4 +161,22 @@ int packet_info_read(const uint8_t *pkt, size_t len, struct packet_info *info,
 	if (rc < 0)
 		*why = r.err;
 	return rc;
+}
+
+bool system_info_machine_name(const uint8_t *p, size_t n, const char **name,
+			      size_t *len)
+{
+	struct wire_reader r;
+	struct wire_field f;
+	bool found = false;
+
+	wire_reader_init(&r, p, n);
+	while (wire_next(&r, &f) > 0) {
+		if (f.num == SYSTEM_INFO_MACHINE_NAME && f.type == WIRE_LEN) {
+			*name = (const char *)f.data;
+			*len = (size_t)f.val;
+			found = f.val != 0;
+		}
+	}
+	return found;
 }

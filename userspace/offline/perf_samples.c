@@ -409,6 +409,10 @@ static int emit(struct perf_samples *e, Packet *p, uint64_t ts)
 		p->has_timestamp_clock_id = 1;
 		p->timestamp_clock_id = e->o.timestamp_clock_id;
 	}
+	if (e->o.machine_id) {
+		p->has_machine_id = 1;
+		p->machine_id = e->o.machine_id;
+	}
 	if (!e->started) {
 		p->has_sequence_flags = 1;
 		p->sequence_flags = SEQ_FLAG_INCREMENTAL_STATE_CLEARED;

@@ -41,6 +41,7 @@ struct perf_samples_opts {
 	 * (ctx, tid) if set and >= 0, else the tid itself (pid_from_tid). */
 	int32_t (*resolve_pid)(void *ctx, int32_t tid);
 	void *resolve_ctx;
+	uint32_t machine_id;         /* set on every packet unless 0 */
 };
 
 struct perf_samples_stats {

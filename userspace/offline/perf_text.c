@@ -722,19 +722,55 @@ static int feed(struct perf_text *p, struct span line,
 	return 0;
 }
 
-/* 1: a line is in *line; 0: end of input; -errno. */
-static int read_line(struct perf_text *p, struct span *line)
+/* Room for byte n of the line and a NUL after it (the buffer never grows
+ * past PERF_TEXT_MAX_LINE + 1). */
+static int line_room(struct perf_text *p, size_t n)
 {
-	ssize_t n;
+	size_t cap = p->cap ? p->cap : 256;
+	char *b;
 
+	if (n + 1 < p->cap)
+		return 0;
+	while (cap <= n + 1)
+		cap *= 2;
+	if (cap > PERF_TEXT_MAX_LINE + 1)
+		cap = PERF_TEXT_MAX_LINE + 1;
+	b = realloc(p->line, cap);
+	if (!b)
+		return -ENOMEM;
+	p->line = b;
+	p->cap = cap;
+	return 0;
+}
+
+/* 1: a line is in *line (longer than PERF_TEXT_MAX_LINE: *too_long, its
+ * bytes past the limit read and dropped, never held); 0: end of input;
+ * -errno. */
+static int read_line(struct perf_text *p, struct span *line, bool *too_long)
+{
+	size_t n = 0;
+	int c;
+
+	*too_long = false;
 	errno = 0;
-	n = getline(&p->line, &p->cap, p->f);
-	if (n < 0)
-		return feof(p->f) && !ferror(p->f) ? 0 : -(errno ? errno : EIO);
+	while ((c = getc_unlocked(p->f)) != EOF && c != '\n') {
+		if (n == PERF_TEXT_MAX_LINE) {
+			*too_long = true;
+			continue;
+		}
+		if (line_room(p, n))
+			return -ENOMEM;
+		p->line[n++] = (char)c;
+	}
+	if (c == EOF && ferror(p->f))
+		return -(errno ? errno : EIO);
+	if (c == EOF && !n && !*too_long)
+		return 0;
+	if (line_room(p, n))
+		return -ENOMEM;
+	p->line[n] = '\0';
 	p->lineno++;
-	if (n && p->line[n - 1] == '\n')
-		n--;
-	*line = span_make(p->line, (size_t)n);
+	*line = span_make(p->line, n);
 	return 1;
 }
 
@@ -751,17 +787,18 @@ static void on_long_line(struct perf_text *p)
 int perf_text_next(struct perf_text *p, struct perf_text_sample *out)
 {
 	struct span line;
+	bool too_long;
 	int r;
 
 	while (!p->fatal && !p->eof) {
-		r = read_line(p, &line);
+		r = read_line(p, &line, &too_long);
 		if (r < 0)
 			return p->fatal = r;
 		if (r == 0) {
 			p->eof = true;
 			return p->state == ST_SAMPLE ? finish(p, out) : 0;
 		}
-		if (line.n > PERF_TEXT_MAX_LINE) {
+		if (too_long) {
 			on_long_line(p);
 			continue;
 		}

@@ -31,11 +31,30 @@ void rewrite_free(struct rewrite *rw)
 	memset(rw, 0, sizeof(*rw));
 }
 
+/* Where the clocks of a packet with this machine_id live, and the file
+ * tag of its builtin clocks. */
+static struct clock_scope packet_scope(const struct rewrite *rw,
+				       uint32_t machine_id, uint32_t *tag)
+{
+	struct clock_scope s = rw->scope;
+	const struct file_machine *m;
+
+	*tag = 0;
+	if (!rw->fm) {
+		s.machine = packet_machine(&rw->scope, rw->adopted_machine,
+					   machine_id);
+		return s;
+	}
+	m = &rw->fm->v[file_machines_find(rw->fm, machine_id)];
+	s.machine = m->machine;
+	*tag = m->tag;
+	return s;
+}
+
 /* The packet's timestamp in the trace clock; false if it is dropped. */
 static bool packet_time(struct rewrite *rw, const struct packet_info *info,
-			uint32_t machine, int64_t *ns)
+			const struct clock_scope *s, uint32_t tag, int64_t *ns)
 {
-	struct clock_scope s = { rw->scope.file, machine };
 	uint32_t clock = info->clock_id;
 	struct btr_clock_key key;
 
@@ -43,7 +62,7 @@ static bool packet_time(struct rewrite *rw, const struct packet_info *info,
 		clock = seq_state_clock(&rw->seqs, info->seq_id);
 	if (!clock)
 		clock = rw->default_clock;
-	if (clock_scope_key(&s, clock, info->seq_id, &key)) {
+	if (clock_scope_key_tag(s, tag, clock, info->seq_id, &key)) {
 		timeline_count_unknown_source(rw->tl);
 		return false;
 	}
@@ -90,11 +109,13 @@ static void snapshot_rewrite(struct rewrite *rw, const struct wire_field *s)
 /* Sort position of a snapshot without timestamp: its trace clock reading
  * (same machine, absolute, unit 1), else the latest time. */
 static int64_t snapshot_key(const struct rewrite *rw,
-			    const struct packet_info *info, uint32_t machine)
+			    const struct packet_info *info,
+			    const struct clock_scope *s, uint32_t tag)
 {
 	uint64_t v;
 
-	if (machine == rw->tl->trace_clock.machine &&
+	if (s->machine == rw->tl->trace_clock.machine &&
+	    tag == rw->tl->trace_clock.file &&
 	    snapshot_clock_value(info->snapshot, info->snapshot_len,
 				 rw->tl->trace_clock.clock_id, &v) &&
 	    v <= INT64_MAX)
@@ -106,8 +127,8 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 		   const struct packet_info *info, struct rewritten *res,
 		   const char **why)
 {
-	uint32_t machine = packet_machine(&rw->scope, rw->adopted_machine,
-					  info->machine_id);
+	uint32_t tag;
+	struct clock_scope scope = packet_scope(rw, info->machine_id, &tag);
 	int64_t ts = 0, first = 0, last = 0;
 	bool ts_written = false, any = false;
 	struct wire_reader r;
@@ -117,7 +138,7 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 	memset(res, 0, sizeof(*res));
 	if (seq_state_update(&rw->seqs, info))
 		return -ENOMEM;
-	if (info->has_ts && !packet_time(rw, info, machine, &ts)) {
+	if (info->has_ts && !packet_time(rw, info, &scope, tag, &ts)) {
 		if (rw->tl->stats)
 			rw->tl->stats->stat[SYNC_STAT_PACKET_LOSS]++;
 		res->dropped = true;
@@ -152,7 +173,7 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 					rw->tl->stats->bundles++;
 				mark = wbuf_begin_len(&rw->out, f.num);
 				err = bundle_rewrite(rw, f.data, (size_t)f.val,
-						     info->seq_id, machine,
+						     info->seq_id, &scope, tag,
 						     &any, &first, &last, why);
 				wbuf_end_len(&rw->out, mark);
 				break;
@@ -173,7 +194,7 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 	else if (info->has_ts)
 		res->key = ts;
 	else if (info->snapshot)
-		res->key = snapshot_key(rw, info, machine);
+		res->key = snapshot_key(rw, info, &scope, tag);
 	else if (info->seq_id &&
 		 (info->interned || info->cleared || info->has_defaults))
 		res->key = seq_state_latest(&rw->seqs, info->seq_id);

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offline/machines.h"
 #include "offline/packet_info.h"
 #include "offline/seq_state.h"
 #include "offline/snapshots.h"
@@ -60,6 +61,9 @@ struct rewrite {
 	struct timeline *tl;
 	struct clock_scope scope;  /* the input's file and machine */
 	uint32_t adopted_machine;  /* machine_id that means the input's own */
+	const struct file_machines *fm; /* the input's machine slots: when
+				    * set, a packet's clocks live on its
+				    * slot's machine and tag (machines.h) */
 	uint32_t default_clock;    /* of packets without one */
 	uint32_t bundle_clock;     /* of bundles without ftrace_clock */
 	struct seq_state seqs;
@@ -94,13 +98,14 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 		   const char **why);
 
 /* bundle_rewrite.c: the FtraceEventBundle payload p[0..n) of a packet on
- * sequence seq and machine `machine`, rewritten and appended to rw->out
+ * sequence seq whose clocks live in *scope with file tag `tag`, rewritten
+ * and appended to rw->out
  * (the caller writes the field's tag and length). *first and
  * *last get the earliest and latest converted event times (*any false if
  * no event has one). Same returns as rewrite_packet(). */
 int bundle_rewrite(struct rewrite *rw, const uint8_t *p, size_t n,
-		   uint32_t seq, uint32_t machine, bool *any, int64_t *first,
-		   int64_t *last, const char **why);
+		   uint32_t seq, const struct clock_scope *scope, uint32_t tag,
+		   bool *any, int64_t *first, int64_t *last, const char **why);
 
 /* True when a bundle payload's events use the GLOBAL or LOCAL ftrace clock
  * and it carries the (ftrace_timestamp, boot_timestamp) pair that relates

@@ -5,16 +5,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offline/grow.h"
+#include "offline/machines.h"
 #include "offline/wire.h"
+
+static bool file_scoped(uint32_t clock_id)
+{
+	return clock_id == BTR_CLOCK_TRACE_FILE ||
+	       (clock_id >= BTR_CLOCK_SEQ_FIRST &&
+		clock_id <= BTR_CLOCK_SEQ_LAST);
+}
+
+int clock_scope_key_tag(const struct clock_scope *s, uint32_t tag,
+			uint32_t clock_id, uint32_t seq,
+			struct btr_clock_key *key)
+{
+	return btr_clock_key_make(clock_id, seq,
+				  file_scoped(clock_id) ? s->file : tag,
+				  s->machine, key);
+}
 
 int clock_scope_key(const struct clock_scope *s, uint32_t clock_id,
 		    uint32_t seq, struct btr_clock_key *key)
 {
-	bool scoped = clock_id >= BTR_CLOCK_SEQ_FIRST &&
-		      clock_id <= BTR_CLOCK_SEQ_LAST;
-
-	return btr_clock_key_make(clock_id, seq, scoped ? s->file : 0,
-				  s->machine, key);
+	return clock_scope_key_tag(s, 0, clock_id, seq, key);
 }
 
 void snap_list_free(struct snap_list *l)
@@ -26,30 +40,20 @@ void snap_list_free(struct snap_list *l)
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
+	return grow_array(p, cap, need, size, 16);
 }
 
 /* Starts an entry for packet `packet` whose readings follow. */
-static struct snap_entry *entry_new(struct snap_list *l, uint64_t packet)
+static struct snap_entry *entry_new(struct snap_list *l, uint64_t packet,
+				    uint32_t machine)
 {
 	struct snap_entry *e;
 
 	if (grow((void **)&l->e, &l->cap, l->n + 1, sizeof(*l->e)))
 		return NULL;
 	e = &l->e[l->n++];
-	*e = (struct snap_entry){ .packet = packet, .first = l->nreadings };
+	*e = (struct snap_entry){ .packet = packet, .first = l->nreadings,
+				  .machine = machine };
 	return e;
 }
 
@@ -109,7 +113,7 @@ int snap_list_add_snapshot(struct snap_list *l, const struct clock_scope *s,
 			   size_t n, const char **why)
 {
 	size_t first = l->nreadings, nentries = l->n;
-	struct snap_entry *e = entry_new(l, packet);
+	struct snap_entry *e = entry_new(l, packet, s->machine);
 	struct wire_reader rd;
 	struct wire_field f;
 	int rc;
@@ -168,7 +172,7 @@ int snap_list_add_ftrace_pair(struct snap_list *l, const struct clock_scope *s,
 		return 0;
 	bad = clock_scope_key(s, FTRACE_SEQ_CLOCK_ID, seq, &fkey) != 0;
 	clock_scope_key(s, BTR_CLOCK_BOOTTIME, seq, &bkey);
-	e = entry_new(l, packet);
+	e = entry_new(l, packet, s->machine);
 	if (!e)
 		return -ENOMEM;
 	r[0] = reading_new(l);
@@ -189,30 +193,122 @@ int snap_list_add_ftrace_pair(struct snap_list *l, const struct clock_scope *s,
 	return 0;
 }
 
+/* The readings of e; NULL when it has none (the array may be NULL). */
+static const struct btr_clock_reading *readings_of(const struct snap_list *l,
+						   const struct snap_entry *e)
+{
+	return e->n ? &l->readings[e->first] : NULL;
+}
+
+/* Adds entry e (its readings r[0..n)) to the graph. Returns 1 when it is
+ * rejected, 0 when accepted, -ENOMEM. */
+static long apply_entry(struct snap_entry *e, struct btr_clock_graph *g,
+			const struct btr_clock_reading *r, size_t n)
+{
+	int err;
+
+	if (e->bad_scope)
+		return 1;
+	if (!n) {
+		e->accepted = true; /* an empty snapshot says nothing */
+		return 0;
+	}
+	err = btr_clock_graph_add_snapshot(g, r, n);
+	if (err == -ENOMEM)
+		return -ENOMEM;
+	e->accepted = err == 0;
+	return err != 0;
+}
+
 long snap_list_apply(struct snap_list *l, struct btr_clock_graph *g)
 {
-	long rejected = 0;
+	long rejected = 0, n;
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		struct snap_entry *e = &l->e[i];
-		int err;
 
-		if (e->bad_scope) {
-			rejected++;
-			continue;
-		}
-		if (!e->n) {
-			e->accepted = true; /* an empty snapshot says nothing */
-			continue;
-		}
-		err = btr_clock_graph_add_snapshot(g, &l->readings[e->first],
-						   e->n);
-		if (err == -ENOMEM)
+		n = apply_entry(e, g, readings_of(l, e), e->n);
+		if (n < 0)
 			return -ENOMEM;
-		e->accepted = err == 0;
-		rejected += err != 0;
+		rejected += n;
 	}
+	return rejected;
+}
+
+void snap_list_scope(struct snap_list *l, const struct file_machines *fm)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n; i++) {
+		struct snap_entry *e = &l->e[i];
+		const struct file_machine *m =
+			&fm->v[e->machine < fm->n ? e->machine : 0];
+
+		e->machine = m->machine;
+		for (k = 0; k < e->n; k++) {
+			struct btr_clock_key *key =
+				&l->readings[e->first + k].key;
+
+			key->machine = m->machine;
+			if (!file_scoped(key->clock_id))
+				key->file = m->tag;
+		}
+	}
+}
+
+static bool is_realtime(uint32_t clock_id)
+{
+	return clock_id == BTR_CLOCK_REALTIME ||
+	       clock_id == BTR_CLOCK_REALTIME_COARSE;
+}
+
+/* The readings of e, with the machine's own twin of each isolated
+ * REALTIME reading, into *buf (grown). Returns the count or -ENOMEM. */
+static long with_twins(const struct snap_list *l, const struct snap_entry *e,
+		       struct btr_clock_reading **buf, size_t *cap)
+{
+	size_t k, n = 0;
+
+	if (grow((void **)buf, cap, 2 * e->n, sizeof(**buf)))
+		return -ENOMEM;
+	for (k = 0; k < e->n; k++) {
+		const struct btr_clock_reading *r = &l->readings[e->first + k];
+
+		(*buf)[n++] = *r;
+		if (is_realtime(r->key.clock_id) && r->key.file) {
+			(*buf)[n] = *r;
+			(*buf)[n++].key.file = 0;
+		}
+	}
+	return (long)n;
+}
+
+long snap_list_apply_twins(struct snap_list *l, struct btr_clock_graph *g,
+			   bool (*twin)(void *ctx, uint32_t machine),
+			   void *ctx)
+{
+	struct btr_clock_reading *buf = NULL;
+	size_t i, cap = 0;
+	long rejected = 0, n;
+
+	for (i = 0; i < l->n; i++) {
+		struct snap_entry *e = &l->e[i];
+
+		if (e->bad_scope || !e->n || !twin(ctx, e->machine)) {
+			n = apply_entry(e, g, readings_of(l, e), e->n);
+		} else {
+			n = with_twins(l, e, &buf, &cap);
+			if (n >= 0)
+				n = apply_entry(e, g, buf, (size_t)n);
+		}
+		if (n < 0) {
+			free(buf);
+			return -ENOMEM;
+		}
+		rejected += n;
+	}
+	free(buf);
 	return rejected;
 }
 

@@ -31,31 +31,40 @@ enum {
 /* The sequence-scoped clock id Perfetto gives GLOBAL/LOCAL ftrace clocks. */
 #define FTRACE_SEQ_CLOCK_ID 64
 
-/* Where a clock of a packet lives: its file and machine (clock-model.md
- * section 3). Builtin and global clocks get file 0, sequence-scoped ones
- * (64..127) the file and the packet's sequence. */
+/* Where a clock of a packet lives (clock-model.md section 3): its input
+ * (file) and machine. The sequence-scoped clocks (64..127) get the file and
+ * the packet's sequence, TRACE_FILE (11) the file (it is the input's private
+ * timeline), builtin and global clocks a file tag: 0 for the machine's own
+ * clocks, the input's tag when it is isolated (machines.h). */
 struct clock_scope {
 	uint32_t file;
 	uint32_t machine;
 };
 
 /* The machine of a packet: the input's own when machine_id is 0 or the
- * id the input adopted as its own (clock-model.md 10.1), else machine_id
- * (the next issue maps raw ids to machines across inputs). */
+ * id the input adopted as its own (clock-model.md 10.1), else machine_id.
+ * (The offline passes map machine ids through machines.h; this raw form
+ * serves callers without a machine table.) */
 static inline uint32_t packet_machine(const struct clock_scope *s,
 				      uint32_t adopted, uint32_t machine_id)
 {
 	return !machine_id || machine_id == adopted ? s->machine : machine_id;
 }
 
-/* The graph key of clock_id read on sequence seq. -EINVAL for a
- * sequence-scoped id on sequence 0. */
+/* The graph key of clock_id read on sequence seq, builtin and global
+ * clocks with file tag `tag`. -EINVAL for a sequence-scoped id on sequence
+ * 0. */
+int clock_scope_key_tag(const struct clock_scope *s, uint32_t tag,
+			uint32_t clock_id, uint32_t seq,
+			struct btr_clock_key *key);
+/* The same with tag 0. */
 int clock_scope_key(const struct clock_scope *s, uint32_t clock_id,
 		    uint32_t seq, struct btr_clock_key *key);
 
 struct snap_entry {
 	uint64_t packet;  /* index of the packet that carried it */
 	size_t first, n;  /* its readings */
+	uint32_t machine; /* its scope's machine (first pass: the slot) */
 	bool accepted;    /* the graph took it */
 	bool bad_scope;   /* a sequence-scoped clock on sequence 0 */
 };
@@ -88,6 +97,20 @@ int snap_list_add_ftrace_pair(struct snap_list *l, const struct clock_scope *s,
 /* Adds every snapshot to the graph in order, marking the accepted ones;
  * returns how many were rejected, or -ENOMEM. */
 long snap_list_apply(struct snap_list *l, struct btr_clock_graph *g);
+
+/* The first pass keys clocks by machine slot (machines.h); this moves
+ * every reading to its slot's machine and file tag, once. */
+struct file_machines;
+void snap_list_scope(struct snap_list *l, const struct file_machines *fm);
+
+/* snap_list_apply() where twin(ctx, machine) says so for a snapshot's
+ * machine: each REALTIME and REALTIME_COARSE reading of an isolated
+ * input (file tag not 0) is also added as the machine's own clock, in the
+ * same snapshot, so that the input can meet other machines through
+ * REALTIME (clock-model.md 10.3). Same returns. */
+long snap_list_apply_twins(struct snap_list *l, struct btr_clock_graph *g,
+			   bool (*twin)(void *ctx, uint32_t machine),
+			   void *ctx);
 
 /* Before the second pass: every incremental clock starts from its first
  * accepted snapshot (deltas before it count from there). */

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "offline/perf_text.h"
+
 static const char *const names[SYNC_STAT_COUNT] = {
 	[SYNC_STAT_UNKNOWN_SOURCE] = "clock_sync_failure_unknown_source_clock",
 	[SYNC_STAT_UNKNOWN_TARGET] = "clock_sync_failure_unknown_target_clock",
@@ -11,7 +13,13 @@ static const char *const names[SYNC_STAT_COUNT] = {
 	[SYNC_STAT_NEGATIVE] = "trace_sorter_negative_timestamp_dropped",
 	[SYNC_STAT_INVALID_SNAPSHOTS] = "invalid_clock_snapshots",
 	[SYNC_STAT_PACKET_LOSS] = "clock_sync_failure_undeferrable_packet_loss",
+	[SYNC_STAT_UNRELATABLE] = "clock_sync_unrelatable_clock_domains",
 };
+
+/* The perf text stats, in the order of perf_text.h from NO_FRAMES on. */
+_Static_assert(SYNC_STAT_PERF_LINE_NOT_TEXT - SYNC_STAT_PERF_NO_FRAMES ==
+		       PERF_TEXT_STAT_LINE_NOT_TEXT - PERF_TEXT_STAT_NO_FRAMES,
+	       "perf text stats and their sync stats are in the same order");
 
 _Static_assert(SYNC_STAT_UNKNOWN_TARGET - SYNC_STAT_UNKNOWN_SOURCE ==
 			       BTR_CLOCK_UNKNOWN_TARGET - BTR_CLOCK_UNKNOWN_SOURCE &&
@@ -21,6 +29,9 @@ _Static_assert(SYNC_STAT_UNKNOWN_TARGET - SYNC_STAT_UNKNOWN_SOURCE ==
 
 const char *sync_stat_name(enum sync_stat s)
 {
+	if (s >= SYNC_STAT_PERF_NO_FRAMES && s <= SYNC_STAT_PERF_LINE_NOT_TEXT)
+		return perf_text_stat_name((enum perf_text_stat)(
+			PERF_TEXT_STAT_NO_FRAMES + s - SYNC_STAT_PERF_NO_FRAMES));
 	return s < SYNC_STAT_COUNT ? names[s] : NULL;
 }
 
@@ -32,6 +43,9 @@ void sync_stats_add(struct sync_stats *a, const struct sync_stats *b)
 		a->stat[i] += b->stat[i];
 	a->packets_in += b->packets_in;
 	a->packets_out += b->packets_out;
+	a->packets_omitted += b->packets_omitted;
+	a->samples_in += b->samples_in;
+	a->samples_out += b->samples_out;
 	a->bundles += b->bundles;
 	a->converted += b->converted;
 	a->events_dropped += b->events_dropped;
@@ -42,6 +56,7 @@ int timeline_init(struct timeline *tl)
 {
 	tl->graph = btr_clock_graph_new();
 	tl->stats = NULL;
+	machine_table_init(&tl->machines);
 	timeline_set_trace_clock(tl, BTR_CLOCK_BOOTTIME);
 	return tl->graph ? 0 : -ENOMEM;
 }
@@ -50,13 +65,19 @@ void timeline_free(struct timeline *tl)
 {
 	btr_clock_graph_free(tl->graph);
 	tl->graph = NULL;
+	machine_table_free(&tl->machines);
+}
+
+void timeline_set_trace_key(struct timeline *tl, struct btr_clock_key key)
+{
+	tl->trace_clock = key;
+	if (tl->graph)
+		btr_clock_graph_set_trace_clock(tl->graph, key);
 }
 
 void timeline_set_trace_clock(struct timeline *tl, uint32_t id)
 {
-	tl->trace_clock = (struct btr_clock_key){ id, 0, 0, 0 };
-	if (tl->graph)
-		btr_clock_graph_set_trace_clock(tl->graph, tl->trace_clock);
+	timeline_set_trace_key(tl, (struct btr_clock_key){ id, 0, 0, 0 });
 }
 
 static void count(struct timeline *tl, enum sync_stat s)

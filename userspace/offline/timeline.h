@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "offline/clock_graph.h"
+#include "offline/machines.h"
 
 /* Why timestamps were dropped (and snapshots rejected). */
 enum sync_stat {
@@ -19,12 +20,26 @@ enum sync_stat {
 	SYNC_STAT_INVALID_SNAPSHOTS, /* invalid_clock_snapshots */
 	SYNC_STAT_PACKET_LOSS,     /* clock_sync_failure_undeferrable_packet_loss:
 				    * whole packets dropped for their time */
+	SYNC_STAT_UNRELATABLE,     /* clock_sync_unrelatable_clock_domains: an
+				    * input (x machine) with no relation to
+				    * the trace clock (placement.h) */
+	/* perf script text (perf_text.h, same names): samples skipped */
+	SYNC_STAT_PERF_NO_FRAMES,
+	SYNC_STAT_PERF_MALFORMED_SAMPLE,
+	SYNC_STAT_PERF_MALFORMED_FRAME,
+	SYNC_STAT_PERF_TOO_LARGE,
+	SYNC_STAT_PERF_LINE_TOO_LONG,
+	SYNC_STAT_PERF_LINE_NOT_TEXT,
 	SYNC_STAT_COUNT,
 };
 
 struct sync_stats {
 	uint64_t stat[SYNC_STAT_COUNT];
 	uint64_t packets_in, packets_out;
+	uint64_t packets_omitted; /* left out on purpose by a merge: clock
+				   * snapshots of other inputs, a machine's
+				   * second SystemInfo, remote_clock_sync */
+	uint64_t samples_in, samples_out; /* perf samples parsed, written */
 	uint64_t bundles;        /* ftrace bundles rewritten */
 	uint64_t converted;      /* timestamps converted */
 	uint64_t events_dropped; /* single events dropped inside bundles */
@@ -39,6 +54,7 @@ struct timeline {
 	struct btr_clock_graph *graph;
 	struct btr_clock_key trace_clock;
 	struct sync_stats *stats; /* where conversions are counted */
+	struct machine_table machines; /* of the inputs (machines.h) */
 };
 
 /* Returns 0 or -ENOMEM. The trace clock starts as BOOTTIME of machine 0. */
@@ -46,6 +62,8 @@ int timeline_init(struct timeline *tl);
 void timeline_free(struct timeline *tl);
 /* Builtin or global clock `id` of machine 0 becomes the trace clock. */
 void timeline_set_trace_clock(struct timeline *tl, uint32_t id);
+/* Any clock becomes the trace clock. */
+void timeline_set_trace_key(struct timeline *tl, struct btr_clock_key key);
 
 /* Converts `raw` (a uint64 read as int64, as trace_processor does) on clock
  * src into the trace clock. Returns true with *ns >= 0; false when the

@@ -24,7 +24,10 @@ static const char doc[] =
 	"  bpftrace-rec stats trace.pb\n"
 	"  bpftrace-rec stats --fail-on-loss trace.pb || echo lost data"
 	"\vColumns: name idx severity source value, with Perfetto's stat names"
-	" (trace_processor's stats table). Exit status: 0, 1 on a bad file, 3"
+	" (trace_processor's stats table), and machine (its machine_id, - for "
+	"the host) for a trace `sync` merged from several machines; the drops "
+	"counted by `sync` (its trailer) come last. Exit status: 0, 1 on a bad "
+	"file, 3"
 	" with --fail-on-loss when a data_loss stat is non-zero, 64 on a usage"
 	" error.";
 
@@ -60,21 +63,26 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
+/* The machine column is there only for a trace of several machines. */
 static void print_text(const struct stat_table *t)
 {
 	size_t i;
 
-	printf("%-40s %5s %-9s %-8s %s\n", "name", "idx", "severity",
-	       "source", "value");
+	printf("%-44s %5s %-9s %-8s %s%s\n", "name", "idx", "severity",
+	       "source", "value", t->machines ? " machine" : "");
 	for (i = 0; i < t->n; i++) {
 		const struct stat_row *r = &t->rows[i];
-		char idx[24] = "-";
+		char idx[24] = "-", machine[24] = "-";
 
 		if (r->idx >= 0)
 			snprintf(idx, sizeof(idx), "%lld", (long long)r->idx);
-		printf("%-40s %5s %-9s %-8s %lld\n", r->name, idx,
+		if (r->machine >= 0)
+			snprintf(machine, sizeof(machine), "%lld",
+				 (long long)r->machine);
+		printf("%-44s %5s %-9s %-8s %lld%s%s\n", r->name, idx,
 		       stat_severity_name(r->severity),
-		       stat_source_name(r->source), (long long)r->value);
+		       stat_source_name(r->source), (long long)r->value,
+		       t->machines ? " " : "", t->machines ? machine : "");
 	}
 }
 
@@ -97,6 +105,8 @@ static int print_json(const struct stat_table *t)
 		json_object_object_add(o, "source",
 			json_object_new_string(stat_source_name(r->source)));
 		json_object_object_add(o, "value", json_object_new_int64(r->value));
+		json_object_object_add(o, "machine", r->machine >= 0 ?
+				       json_object_new_int64(r->machine) : NULL);
 		json_object_array_add(arr, o);
 	}
 	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));

@@ -6,28 +6,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offline/sync_info.h"
 #include "perfetto/trace.pb-c.h"
 #include "trace/reader.h"
 
 typedef Perfetto__Protos__TraceStats__BufferStats BufferStats;
+typedef Perfetto__Protos__TracePacket Packet;
 
-/* What the packets say, gathered in one pass; the last TraceStats and
+/* More machines than this in one trace: the rest are not shown. */
+#define MAX_MACHINES 1024
+
+/* What the packets of one machine say; the last TraceStats and
  * FtraceStats win, as in trace_processor. */
-struct gather {
-	Perfetto__Protos__TracePacket *trace_stats; /* kept unpacked */
-	Perfetto__Protos__TracePacket *ftrace_start, *ftrace_end;
+struct mgather {
+	uint32_t id;                 /* machine_id, 0: the host */
+	Packet *trace_stats;         /* kept unpacked */
+	Packet *ftrace_start, *ftrace_end;
 	bool write_into_file;
 	int64_t fill_policy[16];
 	size_t nbuffers;
 	uint8_t *cpu_lost;           /* cpu -> bundle with lost_events seen */
 	size_t ncpu_lost;
+};
+
+/* The whole trace, gathered in one pass. */
+struct gather {
+	struct mgather *m;           /* m[0]: the host */
+	size_t nm;
 	uint32_t *seq_seen;          /* sequences that had a first packet */
 	uint64_t *seq_dropped;       /* by sequence: later flagged packets */
 	size_t nseq;
+	struct trailer {             /* the sync trailer's stats */
+		char *name;
+		uint64_t value;
+	} *tr;
+	size_t ntr;
+	bool oom;
 };
 
 static int add(struct stat_table *t, const char *name, int64_t idx,
-	       enum stat_severity sev, enum stat_source src, int64_t value)
+	       enum stat_severity sev, enum stat_source src, int64_t value,
+	       int64_t machine)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
@@ -38,7 +57,9 @@ static int add(struct stat_table *t, const char *name, int64_t idx,
 		t->rows = r;
 		t->cap = cap;
 	}
-	t->rows[t->n++] = (struct stat_row){ name, idx, sev, src, value };
+	t->rows[t->n++] = (struct stat_row){ name, idx, sev, src, value,
+					     machine };
+	t->machines |= machine >= 0;
 	return 0;
 }
 
@@ -57,9 +78,25 @@ static int grow_to(void **arr, size_t *n, size_t need, size_t elem)
 	return 0;
 }
 
+/* The gather of the packet's machine (added when new); NULL when there
+ * are too many or memory is out. */
+static struct mgather *machine_of(struct gather *g, const Packet *p)
+{
+	uint32_t id = p->has_machine_id ? p->machine_id : 0;
+	size_t i, n = g->nm;
+
+	for (i = 0; i < g->nm; i++)
+		if (g->m[i].id == id)
+			return &g->m[i];
+	if (g->nm == MAX_MACHINES ||
+	    grow_to((void **)&g->m, &n, g->nm + 1, sizeof(*g->m)))
+		return NULL;
+	g->m[g->nm].id = id;
+	return &g->m[g->nm++];
+}
+
 /* Keeps p in *slot (replacing the older one); returns true if kept. */
-static bool keep(Perfetto__Protos__TracePacket **slot,
-		 Perfetto__Protos__TracePacket *p)
+static bool keep(Packet **slot, Packet *p)
 {
 	if (*slot)
 		perfetto__protos__trace_packet__free_unpacked(*slot, NULL);
@@ -67,7 +104,7 @@ static bool keep(Perfetto__Protos__TracePacket **slot,
 	return true;
 }
 
-static void note_sequence(struct gather *g, const Perfetto__Protos__TracePacket *p)
+static void note_sequence(struct gather *g, const Packet *p)
 {
 	uint32_t seq = p->trusted_packet_sequence_id;
 	size_t n = g->nseq;
@@ -89,42 +126,90 @@ static void note_sequence(struct gather *g, const Perfetto__Protos__TracePacket 
 	g->seq_seen[seq] = 1;
 }
 
-static bool gather_packet(struct gather *g, Perfetto__Protos__TracePacket *p)
+static void trailer_stat(void *ctx, const char *name, size_t len,
+			 uint64_t value)
 {
-	note_sequence(g, p);
+	struct gather *g = ctx;
+	size_t n = g->ntr;
+	char *copy;
+
+	if (g->oom || grow_to((void **)&g->tr, &n, g->ntr + 1, sizeof(*g->tr)) ||
+	    !(copy = strndup(name, len))) {
+		g->oom = true;
+		return;
+	}
+	g->tr[g->ntr++] = (struct trailer){ copy, value };
+}
+
+/* The stats of sync's trailer (the last one wins). */
+static void note_trailer(struct gather *g, const Packet *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->base.n_unknown_fields; i++) {
+		const ProtobufCMessageUnknownField *f =
+			&p->base.unknown_fields[i];
+		uint64_t len = 0;
+		size_t n;
+
+		if (f->tag != SYNC_INFO_FIELD ||
+		    f->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+			continue;
+		/* protobuf-c keeps the length prefix with the payload */
+		n = wire_get_varint(f->data, f->data + f->len, &len);
+		if (!n || len != f->len - n)
+			continue;
+		for (k = 0; k < g->ntr; k++)
+			free(g->tr[k].name);
+		g->ntr = 0;
+		sync_info_each_stat(f->data + n, (size_t)len, trailer_stat, g);
+	}
+}
+
+static bool gather_machine(struct mgather *m, Packet *p)
+{
 	switch (p->data_case) {
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_STATS:
-		return keep(&g->trace_stats, p);
+		return keep(&m->trace_stats, p);
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_STATS:
 		if (p->ftrace_stats->phase ==
 		    PERFETTO__PROTOS__FTRACE_STATS__PHASE__START_OF_TRACE)
-			return keep(&g->ftrace_start, p);
+			return keep(&m->ftrace_start, p);
 		if (p->ftrace_stats->phase ==
 		    PERFETTO__PROTOS__FTRACE_STATS__PHASE__END_OF_TRACE)
-			return keep(&g->ftrace_end, p);
+			return keep(&m->ftrace_end, p);
 		break;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_CONFIG: {
 		const Perfetto__Protos__TraceConfig *c = p->trace_config;
 		size_t i;
 
-		g->write_into_file = c->write_into_file;
-		g->nbuffers = c->n_buffers < 16 ? c->n_buffers : 16;
-		for (i = 0; i < g->nbuffers; i++)
-			g->fill_policy[i] = c->buffers[i]->fill_policy;
+		m->write_into_file = c->write_into_file;
+		m->nbuffers = c->n_buffers < 16 ? c->n_buffers : 16;
+		for (i = 0; i < m->nbuffers; i++)
+			m->fill_policy[i] = c->buffers[i]->fill_policy;
 		break;
 	}
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS: {
 		uint32_t cpu = p->ftrace_events->cpu;
 
 		if (p->ftrace_events->lost_events && cpu < 4096 &&
-		    !grow_to((void **)&g->cpu_lost, &g->ncpu_lost, cpu + 1, 1))
-			g->cpu_lost[cpu] = 1;
+		    !grow_to((void **)&m->cpu_lost, &m->ncpu_lost, cpu + 1, 1))
+			m->cpu_lost[cpu] = 1;
 		break;
 	}
 	default:
 		break;
 	}
 	return false;
+}
+
+static bool gather_packet(struct gather *g, Packet *p)
+{
+	struct mgather *m = machine_of(g, p);
+
+	note_sequence(g, p);
+	note_trailer(g, p);
+	return m ? gather_machine(m, p) : false;
 }
 
 static int read_packets(struct gather *g, const char *path, char *err,
@@ -139,8 +224,7 @@ static int read_packets(struct gather *g, const char *path, char *err,
 	if (!r)
 		return -1;
 	while ((rc = trace_reader_next(r, &pkt, &len, &off)) == TRACE_READ_PACKET) {
-		Perfetto__Protos__TracePacket *p =
-			perfetto__protos__trace_packet__unpack(NULL, len, pkt);
+		Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, pkt);
 
 		if (!p) {
 			snprintf(err, errlen, "%s: offset %llu: cannot decode the TracePacket",
@@ -157,8 +241,20 @@ static int read_packets(struct gather *g, const char *path, char *err,
 	return rc == TRACE_READ_ERROR ? -1 : 0;
 }
 
-static int buffer_rows(struct stat_table *t, const BufferStats *b, int64_t i,
-		       const struct gather *g)
+/* Rows of one machine go to t with this machine column. */
+struct rows {
+	struct stat_table *t;
+	int64_t machine;
+};
+
+static int row(const struct rows *r, const char *name, int64_t idx,
+	       enum stat_severity sev, enum stat_source src, int64_t value)
+{
+	return add(r->t, name, idx, sev, src, value, r->machine);
+}
+
+static int buffer_rows(const struct rows *t, const BufferStats *b, int64_t i,
+		       const struct mgather *g)
 {
 	const struct {
 		const char *name;
@@ -179,21 +275,21 @@ static int buffer_rows(struct stat_table *t, const BufferStats *b, int64_t i,
 	int e = 0;
 
 	for (k = 0; k < sizeof(f) / sizeof(f[0]) && !e; k++)
-		e = add(t, f[k].name, i, f[k].sev, SRC_TRACE,
+		e = row(t, f[k].name, i, f[k].sev, SRC_TRACE,
 			(int64_t)*(const uint64_t *)((const char *)b + f[k].off));
 	if (!e && g->write_into_file && b->bytes_overwritten)
-		e = add(t, "long_trace_mode_bytes_overwritten", i, SEV_DATA_LOSS,
+		e = row(t, "long_trace_mode_bytes_overwritten", i, SEV_DATA_LOSS,
 			SRC_ANALYSIS, (int64_t)b->bytes_overwritten);
 	if (!e && g->write_into_file && (size_t)i < g->nbuffers &&
 	    g->fill_policy[i] ==
 		    PERFETTO__PROTOS__TRACE_CONFIG__BUFFER_CONFIG__FILL_POLICY__DISCARD)
-		e = add(t, "config_write_into_file_discard", i, SEV_DATA_LOSS,
+		e = row(t, "config_write_into_file_discard", i, SEV_DATA_LOSS,
 			SRC_ANALYSIS, 1);
 	return e;
 }
 
 /* Per-sequence losses folded into their buffer through writer_stats. */
-static int sequence_loss_rows(struct stat_table *t, const struct gather *g,
+static int sequence_loss_rows(const struct rows *t, const struct gather *g,
 			      const Perfetto__Protos__TraceStats *ts)
 {
 	uint64_t loss[16] = { 0 };
@@ -208,25 +304,26 @@ static int sequence_loss_rows(struct stat_table *t, const struct gather *g,
 			loss[buf] += g->seq_dropped[seq];
 	}
 	for (i = 0; ts && i < ts->n_buffer_stats && i < 16 && !e; i++)
-		e = add(t, "traced_buf_sequence_packet_loss", (int64_t)i,
+		e = row(t, "traced_buf_sequence_packet_loss", (int64_t)i,
 			SEV_DATA_LOSS, SRC_ANALYSIS, (int64_t)loss[i]);
 	return e;
 }
 
-static int trace_stats_rows(struct stat_table *t, const struct gather *g)
+static int trace_stats_rows(const struct rows *t, const struct gather *g,
+			    const struct mgather *m)
 {
 	const Perfetto__Protos__TraceStats *ts =
-		g->trace_stats ? g->trace_stats->trace_stats : NULL;
+		m->trace_stats ? m->trace_stats->trace_stats : NULL;
 	size_t i;
 	int e = 0;
 
 	for (i = 0; ts && i < ts->n_buffer_stats && !e; i++)
-		e = buffer_rows(t, ts->buffer_stats[i], (int64_t)i, g);
+		e = buffer_rows(t, ts->buffer_stats[i], (int64_t)i, m);
 	if (!e && ts)
-		e = add(t, "traced_flushes_failed", -1, SEV_DATA_LOSS, SRC_TRACE,
+		e = row(t, "traced_flushes_failed", -1, SEV_DATA_LOSS, SRC_TRACE,
 			(int64_t)ts->flushes_failed);
 	if (!e && ts)
-		e = add(t, "traced_final_flush_failed", -1, SEV_DATA_LOSS,
+		e = row(t, "traced_final_flush_failed", -1, SEV_DATA_LOSS,
 			SRC_TRACE,
 			ts->final_flush_outcome ==
 				PERFETTO__PROTOS__TRACE_STATS__FINAL_FLUSH_OUTCOME__FINAL_FLUSH_FAILED);
@@ -234,7 +331,7 @@ static int trace_stats_rows(struct stat_table *t, const struct gather *g)
 }
 
 static const Perfetto__Protos__FtraceCpuStats *
-cpu_stats(const Perfetto__Protos__TracePacket *p, uint64_t cpu)
+cpu_stats(const Packet *p, uint64_t cpu)
 {
 	size_t i;
 
@@ -245,18 +342,21 @@ cpu_stats(const Perfetto__Protos__TracePacket *p, uint64_t cpu)
 }
 
 /* begin, end and delta rows of one FtraceCpuStats counter. */
-static int ftrace_counter_rows(struct stat_table *t, const char *const names[3],
+static int ftrace_counter_rows(const struct rows *t,
+			       const char *const names[3],
 			       enum stat_severity delta_sev, int64_t cpu,
 			       int64_t begin, int64_t end)
 {
-	int e = add(t, names[0], cpu, SEV_INFO, SRC_TRACE, begin);
+	int e = row(t, names[0], cpu, SEV_INFO, SRC_TRACE, begin);
 
 	if (!e)
-		e = add(t, names[1], cpu, SEV_INFO, SRC_TRACE, end);
-	return e ? e : add(t, names[2], cpu, delta_sev, SRC_TRACE, end - begin);
+		e = row(t, names[1], cpu, SEV_INFO, SRC_TRACE, end);
+	/* modulo 2^64, as the counters are (no signed overflow) */
+	return e ? e : row(t, names[2], cpu, delta_sev, SRC_TRACE,
+			   (int64_t)((uint64_t)end - (uint64_t)begin));
 }
 
-static int ftrace_rows(struct stat_table *t, const struct gather *g)
+static int ftrace_rows(const struct rows *t, const struct mgather *g)
 {
 	static const char *const overrun[3] = { "ftrace_cpu_overrun_begin",
 		"ftrace_cpu_overrun_end", "ftrace_cpu_overrun_delta" };
@@ -288,46 +388,110 @@ static int ftrace_rows(struct stat_table *t, const struct gather *g)
 	}
 	for (i = 0; i < g->ncpu_lost && !e; i++)
 		if (g->cpu_lost[i])
-			e = add(t, "ftrace_cpu_has_data_loss", (int64_t)i,
+			e = row(t, "ftrace_cpu_has_data_loss", (int64_t)i,
 				SEV_DATA_LOSS, SRC_ANALYSIS, 1);
 	return e;
 }
 
+/* Perfetto's severity of a stat sync counts. */
+static enum stat_severity trailer_severity(const char *name)
+{
+	if (!strcmp(name, "clock_sync_failure_undeferrable_packet_loss"))
+		return SEV_DATA_LOSS;
+	return strcmp(name, "clock_sync_cache_miss") ? SEV_ERROR : SEV_INFO;
+}
+
+/* The trailer's stats, their names handed to t. */
+static int trailer_rows(struct stat_table *t, struct gather *g)
+{
+	size_t i;
+	int e = 0;
+
+	if (grow_to((void **)&t->names, &t->n_names, g->ntr, sizeof(char *)))
+		return -ENOMEM;
+	for (i = 0; i < g->ntr && !e; i++) {
+		t->names[i] = g->tr[i].name;
+		g->tr[i].name = NULL;
+		e = add(t, t->names[i], -1, trailer_severity(t->names[i]),
+			SRC_ANALYSIS, (int64_t)g->tr[i].value, -1);
+	}
+	return e;
+}
+
+static int machine_rows(struct stat_table *t, const struct gather *g,
+			const struct mgather *m)
+{
+	struct rows r = { t, m->id ? (int64_t)m->id : -1 };
+	int e = trace_stats_rows(&r, g, m);
+
+	return e ? e : ftrace_rows(&r, m);
+}
+
 static void gather_free(struct gather *g)
 {
-	Perfetto__Protos__TracePacket *kept[] = { g->trace_stats,
-		g->ftrace_start, g->ftrace_end };
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
-		if (kept[i])
-			perfetto__protos__trace_packet__free_unpacked(kept[i], NULL);
-	free(g->cpu_lost);
+	for (i = 0; i < g->nm; i++) {
+		struct mgather *m = &g->m[i];
+		Packet *kept[] = { m->trace_stats, m->ftrace_start,
+				   m->ftrace_end };
+
+		for (k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+			if (kept[k])
+				perfetto__protos__trace_packet__free_unpacked(
+					kept[k], NULL);
+		free(m->cpu_lost);
+	}
+	for (i = 0; i < g->ntr; i++)
+		free(g->tr[i].name);
+	free(g->tr);
+	free(g->m);
 	free(g->seq_seen);
 	free(g->seq_dropped);
+}
+
+/* The host first (machine_id 0), then the others in id order. */
+static int cmp_machine(const void *a, const void *b)
+{
+	uint32_t x = ((const struct mgather *)a)->id;
+	uint32_t y = ((const struct mgather *)b)->id;
+
+	return (x > y) - (x < y);
 }
 
 int stat_table_read(struct stat_table *t, const char *path, char *err,
 		    size_t errlen)
 {
 	struct gather g;
+	size_t i;
 	int e;
 
 	memset(&g, 0, sizeof(g));
 	memset(t, 0, sizeof(*t));
 	e = read_packets(&g, path, err, errlen);
+	if (!e && g.oom)
+		e = -ENOMEM;
+	if (g.nm)
+		qsort(g.m, g.nm, sizeof(*g.m), cmp_machine);
+	for (i = 0; i < g.nm && !e; i++)
+		e = machine_rows(t, &g, &g.m[i]);
 	if (!e)
-		e = trace_stats_rows(t, &g);
-	if (!e)
-		e = ftrace_rows(t, &g);
+		e = trailer_rows(t, &g);
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
 	gather_free(&g);
+	if (e)
+		stat_table_free(t);
 	return e ? -1 : 0;
 }
 
 void stat_table_free(struct stat_table *t)
 {
+	size_t i;
+
+	for (i = 0; i < t->n_names; i++)
+		free(t->names[i]);
+	free(t->names);
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
 }

@@ -1,7 +1,9 @@
 /* The statistics of a trace, as rows like trace_processor's `stats` table
- * (name, idx, severity, source, value) with Perfetto's stat names: read
- * from TraceStats and FtraceStats, and derived from the packets (bundle
- * lost_events, previous_packet_dropped per sequence, the config echo). */
+ * (name, idx, severity, source, value, machine) with Perfetto's stat names:
+ * read from TraceStats and FtraceStats, derived from the packets (bundle
+ * lost_events, previous_packet_dropped per sequence, the config echo), per
+ * machine in a merged trace (the host's first, then each machine_id's),
+ * and the drops counted in the trailer `sync` writes (sync_info.h). */
 #ifndef BTR_STATS_TABLE_H
 #define BTR_STATS_TABLE_H
 
@@ -18,11 +20,15 @@ struct stat_row {
 	enum stat_severity severity;
 	enum stat_source source;
 	int64_t value;
+	int64_t machine; /* machine_id; -1: the host (or the whole trace) */
 };
 
 struct stat_table {
 	struct stat_row *rows;
 	size_t n, cap;
+	char **names;    /* row names read from the trace (owned) */
+	size_t n_names;
+	bool machines;   /* some row is of another machine than the host */
 };
 
 /* Reads PATH and fills t. Returns 0, or -1 with a message in err. */

@@ -1,0 +1,28 @@
+/* The members of a tar or zip archive (tar possibly gzip-compressed), read
+ * with libarchive, each copied into an unlinked temporary file (in $TMPDIR,
+ * else /tmp) because the offline passes read an input twice. Only regular
+ * files are taken; hidden members (a path component starting with '.',
+ * other than a leading "./") are skipped, as Perfetto does; a leading "./"
+ * is dropped from the names. */
+#ifndef BTR_ARCHIVE_H
+#define BTR_ARCHIVE_H
+
+#include <stddef.h>
+
+/* More members than this is taken for a mistake. */
+#define ARCHIVE_MAX_MEMBERS 4096
+
+struct archive_member {
+	char *name;  /* path inside the archive */
+	int fd;      /* its content, at offset 0 */
+};
+
+/* Extracts the archive read from fd (from its current offset; left open),
+ * named `name` in messages.
+ * Returns 0 with *members (n of them), or -1 with a message in err. */
+int archive_extract(int fd, const char *name, struct archive_member **members,
+		    size_t *n, char *err, size_t errlen);
+/* Frees the array; closes the fds that are not -1. */
+void archive_members_free(struct archive_member *m, size_t n);
+
+#endif
