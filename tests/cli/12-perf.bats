@@ -203,7 +203,7 @@ perf_samples() {
 		END {
 			printf "%d samples of %s in %d slices, %d outside them\n", n, tid, slices, bad
 			# Under load on this VM, now and then one 10 ms burst of
-			# the loop is missing from the scheduler's own record (a
+			# the loop is missing from the scheduler record (a
 			# switch-out to another task, then nothing until that
 			# task switches out again) while perf samples the loop:
 			# at most one such burst (< 5% of the samples) is allowed,
