@@ -203,7 +203,7 @@ fuzz: fuzz-build
 			echo "fuzz: $$t failed; input in $(FUZZ_OUT)/crashes/" >&2; \
 			exit 1; \
 		fi; \
-		grep -E '^#[0-9]+ +DONE|^stat::number_of_executed_units' $$log; \
+		grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units' $$log; \
 	done
 
 fuzz-regress: fuzz-build
