@@ -172,10 +172,7 @@ perf_samples() {
 	command -v perf >/dev/null || fail "perf is needed (linux-perf)"
 	# perf record -k mono: perf's times on MONOTONIC, as sync takes them.
 	# The loop runs SCHED_FIFO (for 0.5 s, below the RT throttling budget)
-	# and sleeps 1 ms every 10 ms: its slices end where it chooses. Under
-	# CFS, threads of some hosts' agents preempting it (seen on a
-	# Firecracker VM) get cpu-clock samples attributed to the loop even by
-	# perf's own sched_switch records: the kernel, not the clocks, differs.
+	# and sleeps 1 ms every 10 ms: its slices end where it chooses.
 	"$BTR" -q -o "$TMP/trace.pb" -- perf record -q -k mono -g --sample-cpu -F 999 \
 		-o "$TMP/perf.data" -- chrt -f 10 "$TOOLS/busyloop" 0.5 >"$TMP/busy.out" \
 		2>"$TMP/perf.err" || fail "record failed: $(cat "$TMP/perf.err")"
@@ -188,26 +185,40 @@ perf_samples() {
 	[[ "$output" != *"dropped"* ]]
 	"$BTR" dump "$TMP/out.pb" >"$TMP/dump.txt"
 	# in time order: which task each CPU runs (sched_switch next_pid),
-	# and where each sample of the busy loop's thread lands
+	# and where each sample of the busy loop's thread lands. A sample in
+	# a slice of another task is held until that slice ends: if the
+	# switch ending it names another prev_pid, the kernel did not report
+	# a switch inside the slice (this VM's kernel hides its agent's
+	# threads, pid 1's, from tracepoints: switches from them never fire,
+	# in ftrace either) and where the loop started is unknown; otherwise
+	# the sample is misplaced.
 	grep -v '^- ' "$TMP/dump.txt" | sort -s -n -k1,1 | awk -v tid="$tid" '
 		$3 == "sched_switch" {
-			for (i = 4; i <= NF; i++)
-				if ($i ~ /^next_pid=/) { run[$2] = substr($i, 10); since[$2] = $1 }
-			slices += run[$2] == tid
+			c = $2; prev = ""
+			for (i = 4; i <= NF; i++) {
+				if ($i ~ /^prev_pid=/) prev = substr($i, 10)
+				if ($i ~ /^next_pid=/) nxt = substr($i, 10)
+			}
+			if ((c in run) && prev != "?" && prev != run[c]) {
+				unknown += held[c]; gaps++
+			} else if (held[c]) {
+				printf "%s", why[c]; bad += held[c]
+			}
+			held[c] = 0; why[c] = ""
+			run[c] = nxt; since[c] = $1
+			slices += nxt == tid
 		}
 		$3 == "perf_sample" && $0 ~ " tid=" tid " " {
 			n++
 			if (!($2 in run)) { printf "sample at %s on cpu %s before any switch\n", $1, $2; bad++ }
-			else if (run[$2] != tid) { printf "sample at %s on cpu %s in a slice of %s (since %s)\n", $1, $2, run[$2], since[$2]; bad++ }
+			else if (run[$2] != tid) {
+				held[$2]++
+				why[$2] = why[$2] sprintf("sample at %s on cpu %s in a slice of %s (since %s)\n", $1, $2, run[$2], since[$2])
+			}
 		}
 		END {
-			printf "%d samples of %s in %d slices, %d outside them\n", n, tid, slices, bad
-			# Under load on this VM, now and then one 10 ms burst of
-			# the loop is missing from the scheduler record (a
-			# switch-out to another task, then nothing until that
-			# task switches out again) while perf samples the loop:
-			# at most one such burst (< 5% of the samples) is allowed,
-			# and is reported above. Open question, see issue 6.
-			exit !(n > 20 && slices > 10 && bad * 20 < n)
+			for (c in held) if (held[c]) { printf "%s", why[c]; bad += held[c] }
+			printf "%d samples of %s in %d slices: %d misplaced, %d in %d unreported switches\n", n, tid, slices, bad, unknown, gaps
+			exit !(n > 20 && slices > 10 && bad == 0 && unknown * 4 < n)
 		}'
 }

@@ -39,6 +39,10 @@ static void hdr(struct btr_hdr *h, enum btr_rec_type type, uint64_t ts,
 	h->pid = pid;
 }
 
+/* next_pid of the last switch made, the prev_pid of the next one: the
+ * switches a test makes form one consistent stream. */
+static int32_t chain_pid;
+
 static struct btr_switch mk_switch(uint64_t ts, int32_t next_pid,
 				   const char *comm, int64_t state)
 {
@@ -47,6 +51,9 @@ static struct btr_switch mk_switch(uint64_t ts, int32_t next_pid,
 	memset(&r, 0, sizeof(r));
 	hdr(&r.h, BTR_REC_SWITCH, ts, 1);
 	r.prev_state = state;
+	r.prev_pid = chain_pid;
+	r.prev_prio = 120;
+	chain_pid = next_pid;
 	r.next_pid = next_pid;
 	r.next_prio = 100 + next_pid % 40;
 	put_comm(r.prev_comm, "prev");
@@ -643,6 +650,61 @@ static void test_regular_types(void)
 	coll_free(&c);
 }
 
+/* A switch whose prev_pid is not the task the last switch put on the CPU
+ * (the kernel reported no switch in between) is written as a regular
+ * sched_switch with its real prev fields; the stream goes on compact. */
+static void test_unmatched_switch(void)
+{
+	struct btr_switch sw[4] = {
+		mk_switch(2000, 10, "ten", 0),
+		mk_switch(2100, 11, "eleven", 1),
+		mk_switch(2200, 12, "twelve", 1),
+		mk_switch(2300, 13, "thirteen", 0),
+	};
+	const Perfetto__Protos__SchedSwitchFtraceEvent *m;
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	Packet *p;
+	size_t i;
+
+	/* the kernel ran 99 between switches 1 and 2 without a report */
+	sw[2].prev_pid = 99;
+	memcpy(sw[2].prev_comm, "hidden", 7);
+	sw[2].prev_prio = 110;
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ_I64(ADD(b, sw[i]), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->switch_unmatched, 1);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_SWITCH], 4);
+	decode(&d, &c, 8);
+	CHECK_EQ_I64(d.n_sw, 3);
+	check_switch(&d.sw[0], &sw[0]);
+	check_switch(&d.sw[1], &sw[1]);
+	check_switch(&d.sw[2], &sw[3]);
+	p = coll_unpack(&c, 0);
+	CHECK(p && p->ftrace_events && p->ftrace_events->n_event == 1);
+	if (p && p->ftrace_events && p->ftrace_events->n_event == 1) {
+		const FtraceEvent *e = p->ftrace_events->event[0];
+
+		CHECK(e->event_case ==
+		      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH);
+		CHECK(e->has_timestamp && e->timestamp == 2200);
+		m = e->sched_switch;
+		CHECK(m && m->has_prev_pid && m->prev_pid == 99);
+		CHECK(m && strcmp(m->prev_comm, "hidden") == 0);
+		CHECK(m && m->prev_prio == 110 && m->prev_state == 1);
+		CHECK(m && m->next_pid == 12 && strcmp(m->next_comm, "twelve") == 0);
+		CHECK(m && m->next_prio == sw[2].next_prio);
+	}
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
 /* Comms filling their whole field (no NUL) stay bounded; garbage after a
  * NUL does not make a distinct comm. Records are heap blocks of exactly
  * their size so that the sanitizers catch any over-read. */
@@ -818,6 +880,7 @@ int main(void)
 	RUN(test_out_of_order);
 	RUN(test_bundle_header_fields);
 	RUN(test_regular_types);
+	RUN(test_unmatched_switch);
 	RUN(test_unterminated_strings);
 	RUN(test_malformed);
 	RUN(test_event_cap);

@@ -1,7 +1,11 @@
 /* Per-CPU FtraceEventBundle encoder. sched_switch and sched_waking records
  * are appended to preallocated CompactSched arrays (per-bundle comm intern
  * table, delta-encoded timestamps); the rare other records are copied and
- * converted to regular FtraceEvents when the bundle is emitted. */
+ * converted to regular FtraceEvents when the bundle is emitted. A switch
+ * whose prev_pid is not the task the CPU's last switch put on it (the
+ * kernel did not report a switch in between) is written as a regular
+ * sched_switch, so that its real prev_pid is kept: compact_sched has no
+ * prev fields and readers would infer the wrong task. */
 #include "encode/bundle.h"
 
 #include <errno.h>
@@ -41,6 +45,7 @@ _Static_assert(sizeof(union comm_key) == BTR_COMM_LEN, "comm key size");
 /* Copy of a regular record, converted in place when the bundle is emitted. */
 union reg_rec {
 	struct btr_hdr h;
+	struct btr_switch sw;
 	struct btr_wakeup wakeup;
 	struct btr_newtask newtask;
 	struct btr_rename rename;
@@ -50,6 +55,7 @@ union reg_rec {
 };
 
 union reg_msg {
+	Perfetto__Protos__SchedSwitchFtraceEvent sw;
 	Perfetto__Protos__SchedWakeupNewFtraceEvent wakeup_new;
 	Perfetto__Protos__TaskNewtaskFtraceEvent newtask;
 	Perfetto__Protos__TaskRenameFtraceEvent rename;
@@ -73,6 +79,8 @@ struct bundle_enc {
 	struct packet_sink *sink;
 	bool cleared_sent; /* SEQ_FLAG_INCREMENTAL_STATE_CLEARED emitted */
 	bool lost_pending; /* next bundle gets lost_events */
+	bool have_running; /* `running` is known */
+	int32_t running;   /* next_pid of the CPU's last switch */
 	uint64_t prev_end_ts, last_ts;
 	size_t est_bytes;
 
@@ -109,6 +117,23 @@ static char *str_copy(char *dst, const char *src, size_t max)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 	return dst;
+}
+
+static void conv_switch(struct reg_slot *s)
+{
+	const struct btr_switch *r = &s->rec.sw;
+	Perfetto__Protos__SchedSwitchFtraceEvent *m = &s->msg.sw;
+
+	perfetto__protos__sched_switch_ftrace_event__init(m);
+	m->prev_comm = str_copy(s->s1, r->prev_comm, BTR_COMM_LEN);
+	SET(m, prev_pid, r->prev_pid);
+	SET(m, prev_prio, r->prev_prio);
+	SET(m, prev_state, r->prev_state);
+	m->next_comm = str_copy(s->s2, r->next_comm, BTR_COMM_LEN);
+	SET(m, next_pid, r->next_pid);
+	SET(m, next_prio, r->next_prio);
+	s->ev.event_case = EV_CASE(SCHED_SWITCH);
+	s->ev.sched_switch = m;
 }
 
 static void conv_wakeup_new(struct reg_slot *s)
@@ -214,7 +239,7 @@ static const struct rec_kind {
 	size_t size;
 	void (*conv)(struct reg_slot *s);
 } kinds[BTR_REC_TYPE_MAX] = {
-	[BTR_REC_SWITCH] = { sizeof(struct btr_switch), NULL },
+	[BTR_REC_SWITCH] = { sizeof(struct btr_switch), conv_switch },
 	[BTR_REC_WAKING] = { sizeof(struct btr_wakeup), NULL },
 	[BTR_REC_WAKEUP_NEW] = { sizeof(struct btr_wakeup), conv_wakeup_new },
 	[BTR_REC_NEWTASK] = { sizeof(struct btr_newtask), conv_newtask },
@@ -399,12 +424,23 @@ static int comm_index(struct bundle_enc *b, const char *comm, uint32_t *idx)
 	return 0;
 }
 
+static int add_regular(struct bundle_enc *b, const struct btr_hdr *rec,
+		       size_t size);
+
 static int add_switch(struct bundle_enc *b, const struct btr_switch *r)
 {
 	uint32_t comm;
 	size_t i;
-	int err = comm_index(b, r->next_comm, &comm);
+	bool unmatched = b->have_running && r->prev_pid != b->running;
+	int err;
 
+	b->have_running = true;
+	b->running = r->next_pid;
+	if (unmatched) {
+		b->stats.switch_unmatched++;
+		return add_regular(b, &r->h, sizeof(*r));
+	}
+	err = comm_index(b, r->next_comm, &comm);
 	if (err)
 		return err;
 	i = b->n_sw++;

@@ -23,6 +23,9 @@ struct bundle_enc_stats {
 	uint64_t bundles;                  /* bundles emitted */
 	uint64_t lost;                     /* sum of rec->lost (and noted) */
 	uint64_t rejected;                 /* records refused with -EINVAL */
+	uint64_t switch_unmatched;         /* switches written as regular
+					      events: prev_pid was not the
+					      task last switched in */
 	uint64_t last_ts;                  /* timestamp of the last event */
 };
 

@@ -461,6 +461,16 @@ static int finish(struct recorder *r)
 	return e < 0 ? e : 0;
 }
 
+static void count_unmatched(struct recorder *r)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; r->enc && cpu < r->ncpus; cpu++)
+		if (r->enc[cpu])
+			r->counts.switch_unmatched +=
+				bundle_enc_stats(r->enc[cpu])->switch_unmatched;
+}
+
 static void cleanup(struct recorder *r)
 {
 	uint32_t cpu;
@@ -529,6 +539,7 @@ int cmd_record(int argc, char **argv)
 	e = run_loop(&r);
 	if (!e)
 		e = finish(&r);
+	count_unmatched(&r);
 	status_summary(&r.status, clocks_boottime_ns(), &r.counts,
 		       file_writer_bytes(&r.out.file), r.o.output);
 	if (r.o.command && r.child.exited && !r.o.quiet)

@@ -65,4 +65,12 @@ void status_summary(struct status *s, uint64_t now_ns,
 		(unsigned long long)t[BTR_REC_FREE],
 		(unsigned long long)c->lost, (unsigned long long)bytes,
 		path);
+	if (c->switch_unmatched)
+		fprintf(stderr,
+			"bpftrace-rec: %llu sched_switch events switched out a "
+			"task other than the one last switched in on their CPU "
+			"(the kernel reported no switch in between); they are "
+			"written with their prev fields, trace_processor counts "
+			"them as mismatched_sched_switch_tids\n",
+			(unsigned long long)c->switch_unmatched);
 }

@@ -13,6 +13,8 @@ struct rec_counts {
 	uint64_t events; /* scheduler records read */
 	uint64_t lost;   /* reserve failures (BPF side) */
 	uint64_t clock_skipped; /* clock stamps that found their ring full */
+	uint64_t switch_unmatched; /* switches whose prev_pid was not the task
+				      last switched in on that CPU */
 };
 
 struct status {
