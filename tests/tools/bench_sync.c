@@ -24,7 +24,7 @@
 #include "offline/packet_info.h"
 #include "offline/rewrite.h"
 #include "offline/timeline.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 #include "util/parse.h"
 
 #define CPUS 4

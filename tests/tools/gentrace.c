@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "offline/clock_names.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 #define MAX_VALUES 4096
 

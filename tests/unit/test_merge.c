@@ -13,7 +13,7 @@
 #include "offline/relabel.h"
 #include "offline/remote_sync.h"
 #include "offline/seq_map.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 #include "unit.h"
 
 enum { BOOT = 6, MONO = 3, REAL = 1, RAW = 5 };

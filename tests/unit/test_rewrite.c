@@ -11,7 +11,7 @@
 #include "offline/rewrite.h"
 #include "offline/snapshots.h"
 #include "offline/timeline.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 #include "unit.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  * trailer of a synced file, and input errors with their offsets. */
 #include "offline/convert.h"
 #include "offline/sync_info.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 #include "unit.h"
 
 #include <errno.h>

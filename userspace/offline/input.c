@@ -15,7 +15,7 @@
 
 #include "offline/rewrite.h"
 #include "offline/sync_info.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 #include "trace/reader.h"
 
 #define TRACE_FIELD_PACKET 1

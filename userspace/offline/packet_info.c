@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "offline/sync_info.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 /* The timestamp_clock_id a TracePacketDefaults sets (0: none). */
 static int defaults_clock(const struct wire_field *f, uint32_t *clock,

@@ -9,7 +9,7 @@
 #include "offline/convert.h"
 #include "offline/perf_samples.h"
 #include "offline/perf_text.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 /* The sink perf_samples writes to: packets go to emit with their key. */
 struct keyed_sink {

@@ -23,7 +23,7 @@
 
 #include "offline/input.h"
 #include "offline/timeline.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 struct relabel {
 	struct timeline *tl;

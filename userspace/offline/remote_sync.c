@@ -8,7 +8,7 @@
 
 #include "offline/grow.h"
 #include "offline/snapshots.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 enum { RCS_SYNCED = 1, SC_CLIENT = 2, SC_HOST = 3 };
 

@@ -49,7 +49,7 @@
 #include "offline/seq_state.h"
 #include "offline/snapshots.h"
 #include "offline/timeline.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 /* A repeated varint array being gathered. */
 struct u64vec {

@@ -7,7 +7,7 @@
 
 #include "offline/grow.h"
 #include "offline/machines.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 static bool file_scoped(uint32_t clock_id)
 {

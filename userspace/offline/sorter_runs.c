@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "offline/wire.h"
+#include "util/wire.h"
 
 #define REC_HEADER_MAX (8 + WIRE_VARINT_MAX)
 

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "offline/timeline.h"
-#include "offline/wire.h"
+#include "util/wire.h"
 
 #define SYNC_INFO_FIELD 536870000u
 

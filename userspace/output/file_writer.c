@@ -9,20 +9,9 @@
 #include <unistd.h>
 
 #include "output/owner.h"
+#include "util/wire.h"
 
 #define WRITER_BUF (1u << 20)
-
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
 
 static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
 {
@@ -100,7 +89,7 @@ static int writer_write(struct packet_sink *s, uint32_t seq_id,
 	if (w->err)
 		return w->err;
 	/* the record's real size, not need: a packet that fits is kept */
-	if (w->max_bytes && file_writer_bytes(w) + 1 + put_varint(hdr, len) +
+	if (w->max_bytes && file_writer_bytes(w) + 1 + wire_put_varint(hdr, len) +
 				    len > w->max_bytes) {
 		w->limit_reached = true; /* the file ends at the last whole packet */
 		return -EFBIG;
@@ -116,7 +105,7 @@ static int writer_write(struct packet_sink *s, uint32_t seq_id,
 		w->cap = need;
 	}
 	w->buf[w->len++] = 0x0A;
-	w->len += put_varint(w->buf + w->len, len);
+	w->len += wire_put_varint(w->buf + w->len, len);
 	memcpy(w->buf + w->len, pkt, len);
 	w->len += len;
 	w->packets++;

@@ -1,5 +1,5 @@
 /* Protobuf wire format helpers (see wire.h). */
-#include "offline/wire.h"
+#include "util/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
