@@ -66,12 +66,12 @@ load helpers
 
 @test "streaming: a recording five times the buffer keeps every event" {
 	need_root
-	"$BTR" -v -b 256K --stream --file-write-period 200ms -o "$TMP/t.pb" -- \
-		perf bench sched pipe -l 60000 >/dev/null 2>"$TMP/err"
+	"$BTR" -v -b 1M --stream --file-write-period 200ms -o "$TMP/t.pb" -- \
+		perf bench sched pipe -l 240000 >/dev/null 2>"$TMP/err"
 	local size read_total
 	size=$(stat -c %s "$TMP/t.pb")
 	echo "file $size bytes"
-	[ "$size" -gt $((5 * 256 * 1024)) ]
+	[ "$size" -gt $((5 * 1024 * 1024)) ]
 	[ "$(stat_value "$TMP/t.pb" traced_buf_chunks_overwritten)" -eq 0 ]
 	[ "$(stat_value "$TMP/t.pb" traced_buf_chunks_discarded)" -eq 0 ]
 	read_total=$(sed -n 's/.*cpu [0-9]*: [0-9]* program runs, \([0-9]*\) records read.*/\1/p' "$TMP/err" | awk '{ n += $1 } END { print n }')

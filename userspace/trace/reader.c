@@ -312,6 +312,10 @@ int trace_reader_next(struct trace_reader *r, const uint8_t **pkt,
 				return finish(r, TRACE_READ_TRUNCATED, off,
 					      "gzip stream ends without its "
 					      "trailer");
+			if (off == 0)
+				return finish(r, TRACE_READ_ERROR, 0,
+					      "empty file, not a trace (no "
+					      "packets)");
 			r->done = true;
 			r->final = TRACE_READ_END;
 			return TRACE_READ_END;
