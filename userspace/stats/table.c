@@ -8,6 +8,7 @@
 
 #include "offline/sync_info.h"
 #include "perfetto/trace.pb-c.h"
+#include "stats/switch_check.h"
 #include "trace/reader.h"
 
 typedef Perfetto__Protos__TraceStats__BufferStats BufferStats;
@@ -27,6 +28,7 @@ struct mgather {
 	size_t nbuffers;
 	uint8_t *cpu_lost;           /* cpu -> bundle with lost_events seen */
 	size_t ncpu_lost;
+	struct switch_check sw;      /* mismatched_sched_switch_tids */
 };
 
 /* The whole trace, gathered in one pass. */
@@ -209,6 +211,9 @@ static bool gather_packet(struct gather *g, Packet *p)
 
 	note_sequence(g, p);
 	note_trailer(g, p);
+	if (m && p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS &&
+	    switch_check_bundle(&m->sw, p->ftrace_events))
+		g->oom = true;
 	return m ? gather_machine(m, p) : false;
 }
 
@@ -390,6 +395,9 @@ static int ftrace_rows(const struct rows *t, const struct mgather *g)
 		if (g->cpu_lost[i])
 			e = row(t, "ftrace_cpu_has_data_loss", (int64_t)i,
 				SEV_DATA_LOSS, SRC_ANALYSIS, 1);
+	if (!e && g->sw.seen)
+		e = row(t, "mismatched_sched_switch_tids", -1, SEV_ERROR,
+			SRC_ANALYSIS, (int64_t)g->sw.mismatched);
 	return e;
 }
 
@@ -441,6 +449,7 @@ static void gather_free(struct gather *g)
 				perfetto__protos__trace_packet__free_unpacked(
 					kept[k], NULL);
 		free(m->cpu_lost);
+		switch_check_free(&m->sw);
 	}
 	for (i = 0; i < g->ntr; i++)
 		free(g->tr[i].name);

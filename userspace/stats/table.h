@@ -1,7 +1,8 @@
 /* The statistics of a trace, as rows like trace_processor's `stats` table
  * (name, idx, severity, source, value, machine) with Perfetto's stat names:
  * read from TraceStats and FtraceStats, derived from the packets (bundle
- * lost_events, previous_packet_dropped per sequence, the config echo), per
+ * lost_events, previous_packet_dropped per sequence, the config echo, the
+ * prev_pid check of sched_switch events), per
  * machine in a merged trace (the host's first, then each machine_id's),
  * and the drops counted in the trailer `sync` writes (sync_info.h). */
 #ifndef BTR_STATS_TABLE_H

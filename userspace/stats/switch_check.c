@@ -1,0 +1,112 @@
+/* Per-CPU prev_pid check of sched_switch events (see switch_check.h). */
+#include "stats/switch_check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+typedef Perfetto__Protos__FtraceEventBundle Bundle;
+
+/* CPUs beyond this are not checked (hostile input). */
+#define MAX_CPU 4096
+
+struct sw {
+	uint64_t ts;
+	size_t seq;     /* keeps equal timestamps in bundle order */
+	int64_t next, prev; /* prev -1: compact, unknown */
+};
+
+static int cmp_sw(const void *pa, const void *pb)
+{
+	const struct sw *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static size_t min_n(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+static int grow(struct switch_check *s, size_t cpu)
+{
+	int64_t *r;
+	size_t i, n = cpu + 1;
+
+	if (cpu < s->ncpu)
+		return 0;
+	r = realloc(s->running, n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (i = s->ncpu; i < n; i++)
+		r[i] = -1;
+	s->running = r;
+	s->ncpu = n;
+	return 0;
+}
+
+/* The bundle's switches, compact and regular, with absolute timestamps. */
+static size_t collect(const Bundle *b, struct sw *v)
+{
+	const Perfetto__Protos__FtraceEventBundle__CompactSched *cs =
+		b->compact_sched;
+	size_t i, n = 0;
+	uint64_t acc = 0;
+
+	if (cs) {
+		size_t k = min_n(cs->n_switch_timestamp, cs->n_switch_next_pid);
+
+		for (i = 0; i < k; i++, n++) {
+			acc += cs->switch_timestamp[i]; /* then deltas */
+			v[n] = (struct sw){ acc, n, cs->switch_next_pid[i], -1 };
+		}
+	}
+	for (i = 0; i < b->n_event; i++) {
+		const Perfetto__Protos__FtraceEvent *e = b->event[i];
+
+		if (e->event_case !=
+		    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH)
+			continue;
+		v[n] = (struct sw){ e->timestamp, n, e->sched_switch->next_pid,
+				    e->sched_switch->prev_pid };
+		n++;
+	}
+	return n;
+}
+
+int switch_check_bundle(struct switch_check *s, const Bundle *b)
+{
+	size_t cap = b->n_event, i, n;
+	struct sw *v;
+	int64_t *run;
+
+	if (b->compact_sched)
+		cap += min_n(b->compact_sched->n_switch_timestamp,
+			     b->compact_sched->n_switch_next_pid);
+	if (!cap || !b->has_cpu || b->cpu >= MAX_CPU)
+		return 0;
+	if (grow(s, b->cpu))
+		return -ENOMEM;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = collect(b, v);
+	qsort(v, n, sizeof(*v), cmp_sw);
+	run = &s->running[b->cpu];
+	for (i = 0; i < n; i++) {
+		if (v[i].prev >= 0 && *run >= 0 && v[i].prev != *run)
+			s->mismatched++;
+		*run = v[i].next;
+		s->seen = true;
+	}
+	free(v);
+	return 0;
+}
+
+void switch_check_free(struct switch_check *s)
+{
+	free(s->running);
+	s->running = NULL;
+	s->ncpu = 0;
+}

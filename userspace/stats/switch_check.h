@@ -1,0 +1,28 @@
+/* The check trace_processor makes of sched_switch events, for `stats`: per
+ * CPU, a switch whose prev_pid is not the task the CPU's last switch put on
+ * it counts as mismatched_sched_switch_tids (compact switches carry no
+ * prev_pid: they only set the running task). */
+#ifndef BTR_STATS_SWITCH_CHECK_H
+#define BTR_STATS_SWITCH_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfetto/trace.pb-c.h"
+
+struct switch_check {
+	int64_t *running; /* by cpu: next_pid of the last switch, -1: none */
+	size_t ncpu;
+	bool seen;          /* some bundle held a switch */
+	uint64_t mismatched;
+};
+
+/* Takes the switches of one bundle, in timestamp order. Bundles of a CPU
+ * must come in file order. Returns 0 or -ENOMEM. */
+int switch_check_bundle(struct switch_check *s,
+			const Perfetto__Protos__FtraceEventBundle *b);
+
+void switch_check_free(struct switch_check *s);
+
+#endif
