@@ -187,9 +187,14 @@ static void test_normal_packets(void)
 static void test_empty_file(void)
 {
 	struct bytes file = { 0 };
-	struct trace_reader *r = open_ok(write_file(0, "empty.pb", &file));
+	const char *path = write_file(0, "empty.pb", &file);
+	struct trace_reader *r = open_ok(path);
 
-	expect_result(r, TRACE_READ_END);
+	/* no packets: not a trace, refused at offset 0, and it stays so */
+	expect_result(r, TRACE_READ_ERROR);
+	CHECK(strstr(trace_reader_error(r), "offset 0: empty file, not a trace"));
+	CHECK(strstr(trace_reader_error(r), "empty.pb"));
+	expect_result(r, TRACE_READ_ERROR);
 	trace_reader_close(r);
 }
 
