@@ -706,6 +706,23 @@ static void test_dump_json(void)
 	free(out);
 }
 
+/* A rename reaches the task wherever it runs, so that the next compact
+ * switch's prev_comm is the new name; other CPUs keep theirs. */
+static void test_sched_state_rename(void)
+{
+	struct sched_state st = { 0 };
+
+	sched_state_switch(&st, 0, 42, "old");
+	sched_state_switch(&st, 2, 7, "other");
+	CHECK(sched_state_current(&st, 1) == NULL);
+	sched_state_rename(&st, 42, "new");
+	sched_state_rename(&st, 1234, "nobody");
+	CHECK_STR(sched_state_current(&st, 0)->comm, "new");
+	CHECK_EQ_I64(sched_state_current(&st, 0)->pid, 42);
+	CHECK_STR(sched_state_current(&st, 2)->comm, "other");
+	sched_state_free(&st);
+}
+
 static void test_prev_state_letters(void)
 {
 	static const struct {
@@ -1142,6 +1159,7 @@ int main(void)
 	RUN(test_dump_text);
 	RUN(test_dump_json);
 	RUN(test_prev_state_letters);
+	RUN(test_sched_state_rename);
 	RUN(test_dump_kinds);
 	RUN(test_dump_config);
 	RUN(test_dump_compact_errors);

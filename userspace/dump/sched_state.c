@@ -42,6 +42,24 @@ void sched_state_switch(struct sched_state *s, uint64_t cpu, int64_t pid,
 	t->known = copy != NULL;
 }
 
+void sched_state_rename(struct sched_state *s, int64_t pid, const char *comm)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++) {
+		struct cpu_task *t = &s->cpus[i];
+		char *copy;
+
+		if (!t->known || t->pid != pid)
+			continue;
+		copy = strdup(comm ? comm : "");
+		if (!copy)
+			continue; /* keeps the old name */
+		free(t->comm);
+		t->comm = copy;
+	}
+}
+
 void sched_state_free(struct sched_state *s)
 {
 	uint32_t i;

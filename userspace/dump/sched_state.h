@@ -26,6 +26,10 @@ const struct cpu_task *sched_state_current(const struct sched_state *s,
 void sched_state_switch(struct sched_state *s, uint64_t cpu, int64_t pid,
 			const char *comm);
 
+/* A task_rename: `pid`, running on a CPU, is now called `comm` there, as
+ * trace_processor looks the name of a compact switch's prev up afresh. */
+void sched_state_rename(struct sched_state *s, int64_t pid, const char *comm);
+
 void sched_state_free(struct sched_state *s);
 
 /* prev_state letters for kernels >= 4.14: "R", "R+", "S", "D", "I", ...
