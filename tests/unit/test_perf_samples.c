@@ -354,6 +354,7 @@ static void test_interning(void)
 	CHECK_EQ_I64(st->frames, 7);
 	CHECK_EQ_I64(st->callstacks, 3);
 	CHECK_EQ_I64(st->pid_from_tid, 0);
+	CHECK_EQ_I64(st->pid_resolved, 1);
 	CHECK_EQ_I64(st->thread_names + st->process_names, 0);
 
 	/* root first, and the repeated samples point at the same callstack */
@@ -451,6 +452,8 @@ static void test_names(void)
 	check_tree(&c, 6, 12, 12, "lonely", true);
 	check_tree(&c, 8, 10, 10, "app2", true);
 	CHECK_EQ_I64(perf_samples_stats(e)->pid_from_tid, 1);
+	CHECK_EQ_I64(perf_samples_stats(e)->pid_resolved, 1);
+	CHECK_EQ_I64(calls, 2); /* only the samples without a pid ask */
 	CHECK_EQ_I64(perf_samples_stats(e)->thread_names, 4);
 	CHECK_EQ_I64(perf_samples_stats(e)->process_names, 3);
 	CHECK_EQ_I64(perf_samples_stats(e)->packets, 11);
@@ -609,6 +612,8 @@ static void test_fixture(void)
 	/* no pid in this file: each thread is named once as its own process */
 	CHECK_EQ_I64(m.trees, count_distinct(names, 403));
 	CHECK_EQ_I64(perf_samples_stats(e)->pid_from_tid, 403);
+	CHECK_EQ_I64(perf_samples_stats(e)->pid_resolved, 0);
+	CHECK_EQ_I64(calls, 403);
 	CHECK(bytes < 403 * 40); /* most samples are tiny packets */
 	fprintf(stderr, "  callchain.txt: %zu packets, %zu bytes, %zu "
 			"functions, %zu mappings, %zu frames, %zu callstacks\n",

@@ -9,6 +9,7 @@
 #include "offline/convert.h"
 #include "offline/perf_samples.h"
 #include "offline/perf_text.h"
+#include "offline/trace_tids.h"
 #include "util/wire.h"
 
 /* The sink perf_samples writes to: packets go to emit with their key. */
@@ -50,6 +51,29 @@ static int sink_emit(struct packet_sink *s, uint32_t seq, const uint8_t *p,
 		return -EIO; /* the encoder stops; k->err is the cause */
 	}
 	return 0;
+}
+
+/* Processes of the tids of samples without a pid, from the trace inputs
+ * on the perf input's machine: read at the first such sample. */
+struct pid_lookup {
+	struct input **inputs;
+	size_t n;
+	uint32_t machine;
+	bool loaded;
+	int err;       /* -ENOMEM while reading them */
+	struct tid_table tids;
+};
+
+static int32_t lookup_pid(void *ctx, int32_t tid)
+{
+	struct pid_lookup *l = ctx;
+
+	if (!l->loaded) {
+		l->loaded = true;
+		l->err = trace_tids_collect(&l->tids, l->inputs, l->n,
+					    l->machine);
+	}
+	return l->err ? -1 : tid_table_tgid(&l->tids, tid);
 }
 
 static void add_parser_stats(const struct perf_text *p,
@@ -104,12 +128,17 @@ int perf_input_convert(struct input *in, struct timeline *tl,
 		       void *ctx)
 {
 	struct keyed_sink k = { .emit = emit, .ctx = ctx, .key = INT64_MIN };
+	struct pid_lookup l = { .inputs = o->inputs, .n = o->ninputs,
+				.machine = in->fm.v[0].machine };
 	struct perf_samples_opts po = {
 		.seq_id = o->seq_id,
 		.thread_names = o->names,
 		.process_names = o->names,
+		.resolve_pid = lookup_pid,
+		.resolve_ctx = &l,
 		.machine_id = o->machine_id,
 	};
+	const struct perf_samples_stats *ps;
 	struct perf_samples *enc;
 	struct perf_text *p;
 	FILE *f;
@@ -117,6 +146,7 @@ int perf_input_convert(struct input *in, struct timeline *tl,
 
 	k.sink.write = sink_emit;
 	k.sink.ctx = &k;
+	tid_table_init(&l.tids, 0);
 	f = input_fopen(in);
 	if (!f)
 		return CONVERT_INPUT_ERROR;
@@ -128,7 +158,13 @@ int perf_input_convert(struct input *in, struct timeline *tl,
 		return CONVERT_NO_MEMORY;
 	}
 	rc = convert_samples(in, p, tl, stats, enc, &k);
+	if (!rc && l.err)
+		rc = CONVERT_NO_MEMORY;
 	add_parser_stats(p, stats);
+	ps = perf_samples_stats(enc);
+	stats->pid_traced += ps->pid_resolved;
+	stats->pid_from_tid += ps->pid_from_tid;
+	tid_table_free(&l.tids);
 	perf_samples_free(enc);
 	wbuf_free(&k.out);
 	perf_text_close(p);

@@ -6,6 +6,12 @@
  * be converted is dropped and counted under the conversion stats; the
  * parser's skipped samples are counted under its stat names.
  *
+ * A sample printed without a pid (`perf script -F comm,tid,...`) takes
+ * the process the trace inputs give its tid on the input's machine
+ * (trace_tids.h: read at the first such sample, in a pass of its own over
+ * those inputs), else pid = tid; both counted (sync_stats pid_traced,
+ * pid_from_tid).
+ *
  * Packets come with a sort key: their time, but never lower than the key
  * of the packet before them, so that sorting keeps the sequence in the
  * order it was written (its interned data before its first use) even
@@ -24,6 +30,8 @@ struct perf_input_opts {
 	uint32_t seq_id;     /* output sequence id, not 0 */
 	uint32_t machine_id; /* output machine id, 0: the host */
 	bool names;          /* ProcessTree names of the sampled threads */
+	struct input **inputs; /* the run's inputs (trace inputs read for */
+	size_t ninputs;        /* the processes of tids), or none */
 };
 
 typedef int (*perf_emit_fn)(void *ctx, int64_t key, const uint8_t *p,

@@ -536,13 +536,16 @@ static int32_t sample_pid(struct perf_samples *e,
 {
 	int32_t pid = s->pid;
 
-	if (pid < 0 && e->o.resolve_pid)
+	if (pid >= 0)
+		return pid;
+	if (e->o.resolve_pid)
 		pid = e->o.resolve_pid(e->o.resolve_ctx, s->tid);
-	if (pid < 0) {
-		pid = s->tid;
-		e->st.pid_from_tid++;
+	if (pid >= 0) {
+		e->st.pid_resolved++;
+		return pid;
 	}
-	return pid;
+	e->st.pid_from_tid++;
+	return s->tid;
 }
 
 int perf_samples_add(struct perf_samples *e, const struct perf_text_sample *s,

@@ -38,7 +38,8 @@ struct perf_samples_opts {
 	bool thread_names;           /* ProcessTree threads, see above */
 	bool process_names;          /* ProcessTree processes, see above */
 	/* Process of a sample whose header has no pid (pid -1): resolve_pid
-	 * (ctx, tid) if set and >= 0, else the tid itself (pid_from_tid). */
+	 * (ctx, tid) if set and >= 0 (pid_resolved), else the tid itself
+	 * (pid_from_tid). */
 	int32_t (*resolve_pid)(void *ctx, int32_t tid);
 	void *resolve_ctx;
 	uint32_t machine_id;         /* set on every packet unless 0 */
@@ -51,6 +52,7 @@ struct perf_samples_stats {
 	uint64_t mappings;       /* (one mapping_paths entry each) */
 	uint64_t frames;
 	uint64_t callstacks;
+	uint64_t pid_resolved;   /* samples whose pid came from resolve_pid */
 	uint64_t pid_from_tid;   /* samples whose pid was guessed = tid */
 	uint64_t thread_names;   /* ProcessTree entries written */
 	uint64_t process_names;

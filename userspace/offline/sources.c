@@ -30,6 +30,7 @@ struct build {
 	struct entry *e;
 	size_t n, cap;
 	uint32_t perf_clock;
+	struct archive_budget extract; /* shared by every archive */
 };
 
 static int fail(struct sources *s, int code, const char *fmt, ...)
@@ -178,7 +179,8 @@ static int expand(struct build *b, struct input *ar, size_t arg)
 	if (!rc && fd < 0 && (fd = open(ar->path, O_RDONLY | O_CLOEXEC)) < 0)
 		rc = fail(s, SOURCES_INPUT_ERROR, "%s: %s", ar->name,
 			  strerror(errno));
-	if (!rc && archive_extract(fd, ar->name, &m, &n, err, sizeof(err)))
+	if (!rc && archive_extract(fd, ar->name, &b->extract, &m, &n, err,
+				   sizeof(err)))
 		rc = fail(s, SOURCES_INPUT_ERROR, "%s", err);
 	if (fd >= 0)
 		close(fd);
@@ -264,9 +266,11 @@ static int cmp_entry(const void *pa, const void *pb)
 }
 
 int sources_open(struct sources *s, char *const *paths, size_t n,
-		 const char *manifest, uint32_t perf_clock)
+		 const char *manifest, uint32_t perf_clock,
+		 uint64_t max_extract)
 {
-	struct build b = { .s = s, .perf_clock = perf_clock };
+	struct build b = { .s = s, .perf_clock = perf_clock,
+			   .extract = { .max = max_extract } };
 	size_t i;
 	int rc = 0;
 

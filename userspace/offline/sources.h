@@ -33,10 +33,13 @@ enum {
 };
 
 /* Opens paths[0..n) ("-" is stdin, at most once) and the manifest file
- * `manifest` (NULL: none); perf text inputs take clock perf_clock. Returns
- * 0 or a SOURCES_ error with s->err set (what was opened is closed). */
+ * `manifest` (NULL: none); perf text inputs take clock perf_clock; the
+ * members of all archives together take at most max_extract bytes in
+ * temporary files. Returns 0 or a SOURCES_ error with s->err set (what was
+ * opened is closed). */
 int sources_open(struct sources *s, char *const *paths, size_t n,
-		 const char *manifest, uint32_t perf_clock);
+		 const char *manifest, uint32_t perf_clock,
+		 uint64_t max_extract);
 void sources_close(struct sources *s);
 
 #endif

@@ -27,6 +27,7 @@
 #include "util/parse.h"
 
 #define DEFAULT_MEMORY_LIMIT (256ull << 20)
+#define DEFAULT_MAX_EXTRACT (16ull << 30)
 
 enum {
 	OPT_TRACE_CLOCK = 1001,
@@ -34,6 +35,7 @@ enum {
 	OPT_MANIFEST,
 	OPT_STRICT,
 	OPT_PERF_CLOCK,
+	OPT_MAX_EXTRACT,
 };
 
 struct sync_args {
@@ -43,6 +45,7 @@ struct sync_args {
 	uint32_t trace_clock; /* 0: from the inputs */
 	uint32_t perf_clock;
 	uint64_t memory_limit;
+	uint64_t max_extract;
 	bool quiet, strict, stdin_used;
 };
 
@@ -60,11 +63,15 @@ static const char doc[] =
 	"  bpftrace-rec sync -o out.pb trace.pb perf.txt    (perf script "
 	"output)\n"
 	"  bpftrace-rec sync --trace-clock MONOTONIC -o mono.pb trace.pb.gz\n"
+	"  bpftrace-rec sync --max-extract 64G -o merged.pb traces.tgz\n"
 	"  other-tool | bpftrace-rec sync -o out.pb -"
 	"\vEach IN is recognised by its content: a Perfetto trace (plain or "
 	"gzip), a tar or zip archive (its members are the inputs; one may be "
 	"a perfetto_manifest), a perfetto_manifest, or the text `perf script` "
-	"prints. - reads standard input (once).\n\n"
+	"prints. - reads standard input (once). Archive members are extracted "
+	"into temporary files in $TMPDIR (or /tmp), at most --max-extract "
+	"bytes for all archives together: beyond it sync stops and fails, "
+	"naming the archive and the member.\n\n"
 	"Machines: every clock belongs to a machine. An input's machine is "
 	"the manifest's name for it, else its SystemInfo machine_name "
 	"(`record --machine-name`), else the first input's machine; the same "
@@ -83,10 +90,13 @@ static const char doc[] =
 	"CLOCK is a builtin name (BOOTTIME, MONOTONIC, REALTIME, "
 	"MONOTONIC_RAW, ...) or an id (1-63, or 128 and up). perf script "
 	"timestamps are MONOTONIC unless --perf-clock says otherwise (perf "
-	"record -k). A timestamp that cannot be converted is dropped (its "
+	"record -k). A perf sample without a pid (perf script -F comm,tid,...) "
+	"takes the process of its thread from the traces of its machine; "
+	"else pid = tid, counted. "
+	"A timestamp that cannot be converted is dropped (its "
 	"packet, its event inside an ftrace bundle, its perf sample) and "
 	"counted under Perfetto's stat name on stderr. SIZE takes K, M or G; "
-	"sorting beyond it uses temporary files in $TMPDIR (or /tmp).\n\n"
+	"sorting beyond --memory-limit uses temporary files in $TMPDIR (or /tmp).\n\n"
 	"The output ends with a trailer packet (TracePacket field 536870000, "
 	"which Perfetto skips) holding the trace clock and the drop counts; "
 	"`bpftrace-rec dump` and `stats` show it. trace_processor and the "
@@ -104,6 +114,7 @@ static const struct argp_option options[] = {
 	{ "perf-clock", OPT_PERF_CLOCK, "CLOCK", 0, "Clock of perf script timestamps (default MONOTONIC)", 0 },
 	{ "strict", OPT_STRICT, NULL, 0, "Exit 3 when an input could not be placed on the timeline", 0 },
 	{ "memory-limit", OPT_MEMORY_LIMIT, "SIZE", 0, "Memory for sorting packets (default 256M, at least 16K)", 0 },
+	{ "max-extract", OPT_MAX_EXTRACT, "SIZE", 0, "Bytes all archive members may take in $TMPDIR together (default 16G)", 0 },
 	{ "quiet", 'q', NULL, 0, "No summary (drops are still reported)", 0 },
 	{ 0 },
 };
@@ -149,6 +160,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		    a->memory_limit < SORTER_MIN_LIMIT)
 			argp_error(st, "invalid memory limit '%s' (at least "
 				   "16K)", arg);
+		break;
+	case OPT_MAX_EXTRACT:
+		if (parse_size(arg, &a->max_extract))
+			argp_error(st, "invalid extraction limit '%s'", arg);
 		break;
 	case 'q':
 		a->quiet = true;
@@ -324,6 +339,8 @@ static int convert_one(struct pass *x, struct input **in, size_t n, size_t i,
 		.seq_id = perf_seq,
 		.machine_id = tl->machines.v[m].out_id,
 		.names = !traced_machine(in, n, m),
+		.inputs = in,
+		.ninputs = n,
 	};
 	return perf_input_convert(in[i], tl, x->st, &po, keyed_to_sorter, x);
 }
@@ -431,7 +448,8 @@ static int run(const struct sync_args *a)
 	int status, rc;
 	size_t i;
 
-	rc = sources_open(&src, a->in, a->n, a->manifest, a->perf_clock);
+	rc = sources_open(&src, a->in, a->n, a->manifest, a->perf_clock,
+			  a->max_extract);
 	if (rc) {
 		log_error("%s", src.err);
 		return sources_status(rc);
@@ -478,6 +496,7 @@ int cmd_sync(int argc, char **argv)
 					  NULL, NULL, NULL };
 	char name[] = "bpftrace-rec sync", *argv0 = argv[0];
 	struct sync_args a = { .memory_limit = DEFAULT_MEMORY_LIMIT,
+			       .max_extract = DEFAULT_MAX_EXTRACT,
 			       .perf_clock = BTR_CLOCK_MONOTONIC };
 	int status;
 	size_t i;

@@ -33,20 +33,34 @@ static const char *where(const struct sync_report *r, const struct input *in,
 	return buf;
 }
 
+/* Where the samples printed without a pid got their process from. */
+static void pid_line(const struct input *in, const struct sync_stats *st)
+{
+	if (st->pid_traced || st->pid_from_tid)
+		log_info("sync: %s: %" PRIu64 " perf samples without a pid: %"
+			 PRIu64 " took the process of their thread from the "
+			 "traces of its machine, %" PRIu64 " pid = tid (a "
+			 "thread the traces do not know)", in->name,
+			 st->pid_traced + st->pid_from_tid, st->pid_traced,
+			 st->pid_from_tid);
+}
+
 static void input_line(const struct sync_report *r, size_t i)
 {
 	const struct input *in = r->in[i];
 	const struct sync_stats *st = &r->per_input[i];
 	char w[160];
 
-	if (in->kind == INPUT_PERF_TEXT)
+	if (in->kind == INPUT_PERF_TEXT) {
 		log_info("sync: %s%s: %" PRIu64 " perf samples read, %" PRIu64
 			 " written", in->name, where(r, in, 0, w, sizeof(w)),
 			 st->samples_in, st->samples_out);
-	else
+		pid_line(in, st);
+	} else {
 		log_info("sync: %s%s: %" PRIu64 " packets read, %" PRIu64
 			 " written", in->name, where(r, in, 0, w, sizeof(w)),
 			 st->packets_in, st->packets_out);
+	}
 }
 
 static void summary(const struct sync_report *r)

@@ -1,5 +1,6 @@
 /* What `sync` tells on stderr once it is done: per input (when there are
- * several) what was read and written and on which machine, the totals,
+ * several) what was read and written and on which machine (for perf text,
+ * where the samples printed without a pid got their process), the totals,
  * the sort's spills, every drop by cause under Perfetto's stat names, and
  * each input whose clock has no relation to the trace clock. */
 #ifndef BTR_SYNC_REPORT_H

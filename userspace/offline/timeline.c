@@ -46,6 +46,8 @@ void sync_stats_add(struct sync_stats *a, const struct sync_stats *b)
 	a->packets_omitted += b->packets_omitted;
 	a->samples_in += b->samples_in;
 	a->samples_out += b->samples_out;
+	a->pid_traced += b->pid_traced;
+	a->pid_from_tid += b->pid_from_tid;
 	a->bundles += b->bundles;
 	a->converted += b->converted;
 	a->events_dropped += b->events_dropped;

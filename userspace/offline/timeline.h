@@ -40,6 +40,9 @@ struct sync_stats {
 				   * snapshots of other inputs, a machine's
 				   * second SystemInfo, remote_clock_sync */
 	uint64_t samples_in, samples_out; /* perf samples parsed, written */
+	uint64_t pid_traced, pid_from_tid; /* samples printed without a pid:
+					     * the traces knew their thread,
+					     * or pid = tid */
 	uint64_t bundles;        /* ftrace bundles rewritten */
 	uint64_t converted;      /* timestamps converted */
 	uint64_t events_dropped; /* single events dropped inside bundles */
