@@ -706,8 +706,8 @@ static void test_dump_json(void)
 	free(out);
 }
 
-/* A rename reaches the task wherever it runs, so that the next compact
- * switch's prev_comm is the new name; other CPUs keep theirs. */
+/* A rename on the CPU where the task runs gives the next compact switch's
+ * prev_comm the new name; a rename seen on another CPU changes nothing. */
 static void test_sched_state_rename(void)
 {
 	struct sched_state st = { 0 };
@@ -715,8 +715,11 @@ static void test_sched_state_rename(void)
 	sched_state_switch(&st, 0, 42, "old");
 	sched_state_switch(&st, 2, 7, "other");
 	CHECK(sched_state_current(&st, 1) == NULL);
-	sched_state_rename(&st, 42, "new");
-	sched_state_rename(&st, 1234, "nobody");
+	sched_state_rename(&st, 2, 42, "elsewhere");
+	CHECK_STR(sched_state_current(&st, 0)->comm, "old");
+	sched_state_rename(&st, 0, 42, "new");
+	sched_state_rename(&st, 0, 1234, "nobody");
+	sched_state_rename(&st, 9, 42, "no such cpu");
 	CHECK_STR(sched_state_current(&st, 0)->comm, "new");
 	CHECK_EQ_I64(sched_state_current(&st, 0)->pid, 42);
 	CHECK_STR(sched_state_current(&st, 2)->comm, "other");

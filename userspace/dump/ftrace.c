@@ -187,8 +187,10 @@ static void put_regular(struct dump_ctx *c, const Bundle *b, const Event *e)
 		line_int(l, "pid", e->task_rename->pid);
 		line_str(l, "oldcomm", e->task_rename->oldcomm);
 		line_str(l, "newcomm", e->task_rename->newcomm);
-		sched_state_rename(&c->sched, e->task_rename->pid,
-				   e->task_rename->newcomm);
+		if (b->has_cpu)
+			sched_state_rename(&c->sched, b->cpu,
+					   e->task_rename->pid,
+					   e->task_rename->newcomm);
 		break;
 	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_PROCESS_FORK:
 		BEGIN("sched_process_fork");

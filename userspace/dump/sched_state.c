@@ -42,22 +42,20 @@ void sched_state_switch(struct sched_state *s, uint64_t cpu, int64_t pid,
 	t->known = copy != NULL;
 }
 
-void sched_state_rename(struct sched_state *s, int64_t pid, const char *comm)
+void sched_state_rename(struct sched_state *s, uint64_t cpu, int64_t pid,
+			const char *comm)
 {
-	uint32_t i;
+	struct cpu_task *t;
+	char *copy;
 
-	for (i = 0; i < s->n; i++) {
-		struct cpu_task *t = &s->cpus[i];
-		char *copy;
-
-		if (!t->known || t->pid != pid)
-			continue;
-		copy = strdup(comm ? comm : "");
-		if (!copy)
-			continue; /* keeps the old name */
-		free(t->comm);
-		t->comm = copy;
-	}
+	if (cpu >= s->n || !s->cpus[cpu].known || s->cpus[cpu].pid != pid)
+		return;
+	t = &s->cpus[cpu];
+	copy = strdup(comm ? comm : "");
+	if (!copy)
+		return; /* keeps the old name */
+	free(t->comm);
+	t->comm = copy;
 }
 
 void sched_state_free(struct sched_state *s)

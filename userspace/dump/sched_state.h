@@ -26,9 +26,13 @@ const struct cpu_task *sched_state_current(const struct sched_state *s,
 void sched_state_switch(struct sched_state *s, uint64_t cpu, int64_t pid,
 			const char *comm);
 
-/* A task_rename: `pid`, running on a CPU, is now called `comm` there, as
- * trace_processor looks the name of a compact switch's prev up afresh. */
-void sched_state_rename(struct sched_state *s, int64_t pid, const char *comm);
+/* A task_rename on `cpu`: if `pid` runs there (a task renames itself, by
+ * exec or prctl, where it runs), it is now called `comm`, as trace_processor
+ * looks the name of a compact switch's prev up afresh. Renames from other
+ * CPUs are left out so that the result does not depend on how the CPUs'
+ * bundles interleave in the file. */
+void sched_state_rename(struct sched_state *s, uint64_t cpu, int64_t pid,
+			const char *comm);
 
 void sched_state_free(struct sched_state *s);
 
