@@ -705,6 +705,47 @@ static void test_unmatched_switch(void)
 	coll_free(&c);
 }
 
+/* A switch that does not follow on from the last one is no news after a
+ * loss (records lost, or a bundle that never reached the sink): it stays
+ * compact and is not counted; the next bundle has lost_events. */
+static void test_unmatched_after_loss(void)
+{
+	struct btr_switch sw[4] = {
+		mk_switch(3000, 20, "a", 0),
+		mk_switch(3100, 21, "b", 0),
+		mk_switch(3200, 22, "c", 0),
+		mk_switch(3300, 23, "d", 0),
+	};
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+
+	sw[1].prev_pid = 77; /* records lost before it */
+	sw[1].h.lost = 2;
+	sw[3].prev_pid = 88; /* the bundle holding sw[2] was lost */
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	CHECK_EQ_I64(ADD(b, sw[0]), 0);
+	CHECK_EQ_I64(ADD(b, sw[1]), 0);
+	CHECK_EQ_I64(ADD(b, sw[2]), 0);
+	c.fail = -EIO;
+	CHECK_EQ_I64(bundle_enc_flush(b), -EIO);
+	c.fail = 0;
+	CHECK_EQ_I64(ADD(b, sw[3]), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->switch_unmatched, 0);
+	decode(&d, &c, 8);
+	CHECK_EQ_I64(d.n_sw, 2); /* sw[0], then sw[3]; sw[1..2] dropped */
+	if (d.n_sw == 2) {
+		check_switch(&d.sw[0], &sw[0]);
+		check_switch(&d.sw[1], &sw[3]);
+	}
+	CHECK(d.n_bundles == 2 && d.lost[1]);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
 /* Comms filling their whole field (no NUL) stay bounded; garbage after a
  * NUL does not make a distinct comm. Records are heap blocks of exactly
  * their size so that the sanitizers catch any over-read. */
@@ -881,6 +922,7 @@ int main(void)
 	RUN(test_bundle_header_fields);
 	RUN(test_regular_types);
 	RUN(test_unmatched_switch);
+	RUN(test_unmatched_after_loss);
 	RUN(test_unterminated_strings);
 	RUN(test_malformed);
 	RUN(test_event_cap);

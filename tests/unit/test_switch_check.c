@@ -105,6 +105,32 @@ static void test_cpus_apart(void)
 	switch_check_free(&s);
 }
 
+/* As trace_processor: a CPU's first compact switch opens no slice, so a
+ * full switch right after it is not checked; a full one opens a slice. */
+static void test_first_slice(void)
+{
+	struct switch_check s = { 0 };
+	struct fixture f;
+
+	fx_init(&f, 0);
+	fx_compact(&f, 100, 7);
+	fx_full(&f, 200, 5, 9); /* no slice open yet: not a mismatch */
+	fx_full(&f, 300, 6, 10); /* 9's slice is open: a mismatch */
+	CHECK_EQ_I64(switch_check_bundle(&s, &f.b), 0);
+	CHECK_EQ_I64(s.mismatched, 1);
+	fx_init(&f, 1);
+	fx_full(&f, 100, 1, 2); /* first on CPU 1, full: opens a slice */
+	fx_full(&f, 200, 3, 4);
+	CHECK_EQ_I64(switch_check_bundle(&s, &f.b), 0);
+	CHECK_EQ_I64(s.mismatched, 2);
+	/* a negative prev_pid in a full event is a prev_pid like any */
+	fx_init(&f, 1);
+	fx_full(&f, 300, -4, 5);
+	CHECK_EQ_I64(switch_check_bundle(&s, &f.b), 0);
+	CHECK_EQ_I64(s.mismatched, 3);
+	switch_check_free(&s);
+}
+
 static void test_no_switches(void)
 {
 	struct switch_check s = { 0 };
@@ -125,6 +151,7 @@ int main(void)
 {
 	RUN(test_order_within_bundle);
 	RUN(test_cpus_apart);
+	RUN(test_first_slice);
 	RUN(test_no_switches);
 	return unit_finish();
 }

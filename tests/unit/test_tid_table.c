@@ -92,6 +92,30 @@ static void test_limit(void)
 	tid_table_free(&t);
 }
 
+/* Tids an input could pick to share their low bits (with an unkeyed
+ * multiplicative hash they all fell into one slot cluster, making the
+ * table quadratic): found, in a few probes each on average. */
+static void test_hostile_tids(void)
+{
+	struct tid_table t;
+	int32_t k;
+	bool all = true;
+	uint64_t ops = 0;
+
+	tid_table_init(&t, 0);
+	for (k = 1; k <= 100000; k++, ops++)
+		if (tid_table_add(&t, k << 12, 7))
+			abort();
+	for (k = 1; k <= 100000; k++, ops += 2)
+		all &= tid_table_tgid(&t, k << 12) == 7 &&
+		       tid_table_tgid(&t, (k << 12) + 1) == -1;
+	CHECK(all);
+	CHECK_EQ_I64(t.n, 100000);
+	printf("  %.2f probes per operation\n", (double)t.probes / (double)ops);
+	CHECK(t.probes < 4 * ops);
+	tid_table_free(&t);
+}
+
 /* A packed TracePacket into b (freed by the caller). */
 static void pack(const Packet *p, struct wbuf *b)
 {
@@ -301,6 +325,7 @@ int main(void)
 {
 	RUN(test_table);
 	RUN(test_limit);
+	RUN(test_hostile_tids);
 	RUN(test_packets);
 	RUN(test_collect);
 	return unit_finish();

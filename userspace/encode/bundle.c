@@ -2,10 +2,12 @@
  * are appended to preallocated CompactSched arrays (per-bundle comm intern
  * table, delta-encoded timestamps); the rare other records are copied and
  * converted to regular FtraceEvents when the bundle is emitted. A switch
- * whose prev_pid is not the task the CPU's last switch put on it (the
- * kernel did not report a switch in between) is written as a regular
- * sched_switch, so that its real prev_pid is kept: compact_sched has no
- * prev fields and readers would infer the wrong task. */
+ * whose prev_pid is not the task the CPU's last switch put on it, with no
+ * record lost in between (the kernel did not report a switch), is written
+ * as a regular sched_switch, so that its real prev_pid is kept:
+ * compact_sched has no prev fields and readers would infer the wrong task.
+ * After a loss it stays compact, as traced writes it: the bundle's
+ * lost_events already flags the CPU. */
 #include "encode/bundle.h"
 
 #include <errno.h>
@@ -80,6 +82,7 @@ struct bundle_enc {
 	bool cleared_sent; /* SEQ_FLAG_INCREMENTAL_STATE_CLEARED emitted */
 	bool lost_pending; /* next bundle gets lost_events */
 	bool have_running; /* `running` is known */
+	bool lost_since_switch; /* records or a bundle lost after it */
 	int32_t running;   /* next_pid of the CPU's last switch */
 	uint64_t prev_end_ts, last_ts;
 	size_t est_bytes;
@@ -334,6 +337,8 @@ static void reset_pending(struct bundle_enc *b, int err)
 	b->sw_prev_ts = b->wk_prev_ts = 0;
 	b->est_bytes = 0;
 	b->lost_pending = err != 0;
+	if (err)
+		b->lost_since_switch = true; /* its switches reach no reader */
 	if (!err) {
 		b->cleared_sent = true;
 		b->stats.bundles++;
@@ -381,6 +386,7 @@ int bundle_enc_note_lost(struct bundle_enc *b, uint32_t lost)
 	if (!lost)
 		return 0;
 	b->stats.lost += lost;
+	b->lost_since_switch = true;
 	err = bundle_enc_flush(b);
 	b->lost_pending = true;
 	return err;
@@ -427,18 +433,29 @@ static int comm_index(struct bundle_enc *b, const char *comm, uint32_t *idx)
 static int add_regular(struct bundle_enc *b, const struct btr_hdr *rec,
 		       size_t size);
 
+/* A switch was stored: `pid` runs on the CPU now. */
+static int ran(struct bundle_enc *b, int32_t pid)
+{
+	b->have_running = true;
+	b->lost_since_switch = false;
+	b->running = pid;
+	return 0;
+}
+
 static int add_switch(struct bundle_enc *b, const struct btr_switch *r)
 {
 	uint32_t comm;
 	size_t i;
-	bool unmatched = b->have_running && r->prev_pid != b->running;
+	bool unmatched = b->have_running && !b->lost_since_switch &&
+			 r->prev_pid != b->running;
 	int err;
 
-	b->have_running = true;
-	b->running = r->next_pid;
 	if (unmatched) {
+		err = add_regular(b, &r->h, sizeof(*r));
+		if (err)
+			return err;
 		b->stats.switch_unmatched++;
-		return add_regular(b, &r->h, sizeof(*r));
+		return ran(b, r->next_pid);
 	}
 	err = comm_index(b, r->next_comm, &comm);
 	if (err)
@@ -451,7 +468,7 @@ static int add_switch(struct bundle_enc *b, const struct btr_switch *r)
 	b->sw_prio[i] = r->next_prio;
 	b->sw_comm[i] = comm;
 	b->est_bytes += EST_COMPACT_EVENT;
-	return 0;
+	return ran(b, r->next_pid);
 }
 
 static int add_waking(struct bundle_enc *b, const struct btr_wakeup *r)

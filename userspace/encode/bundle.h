@@ -25,7 +25,8 @@ struct bundle_enc_stats {
 	uint64_t rejected;                 /* records refused with -EINVAL */
 	uint64_t switch_unmatched;         /* switches written as regular
 					      events: prev_pid was not the
-					      task last switched in */
+					      task last switched in, and
+					      nothing was lost in between */
 	uint64_t last_ts;                  /* timestamp of the last event */
 };
 

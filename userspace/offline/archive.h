@@ -4,8 +4,10 @@
  * files are taken; hidden members (a path component starting with '.',
  * other than a leading "./") are skipped, as Perfetto does; a leading "./"
  * is dropped from the names. What all the archives of a run extract
- * together is capped (a budget, `sync --max-extract`), so that a
- * decompression bomb cannot fill the disk. */
+ * together is capped (a budget, `sync --max-extract`), so that an archive
+ * bomb cannot fill the disk. (A gzip trace, in an archive or not, is
+ * inflated later by the reader, stored as it is here: what it inflates to
+ * is bounded by the sorter's --memory-limit and temporary files.) */
 #ifndef BTR_ARCHIVE_H
 #define BTR_ARCHIVE_H
 

@@ -1,7 +1,8 @@
 /* The process (tgid) of each thread id of one machine, as the trace inputs
  * of a `sync` run describe them (trace_tids.h fills it): perf script text
  * printed without pids (`-F comm,tid,...`) takes its samples' processes
- * from here. Open addressing on the tid, no deletion.
+ * from here. Open addressing on a hash of the tid keyed with a random seed
+ * (hostile tids cannot cluster), no deletion.
  *
  * Bounded: at most `max` tids (TID_TABLE_MAX by default: 16 MiB of slots
  * at most); tids offered beyond that are refused and counted. A tid given
@@ -27,17 +28,20 @@ struct tid_table {
 	size_t n, max;       /* tids held, and the limit */
 	uint64_t refused;    /* new tids offered while full */
 	uint64_t reused;     /* tids given a second tgid */
+	uint64_t probes;     /* slots looked at beyond the first, in all */
+	uint32_t seed;       /* of the hash, random per table */
 };
 
 /* An empty table of at most max tids (0: TID_TABLE_MAX). */
 void tid_table_init(struct tid_table *t, size_t max);
+/* Frees the slots; the table is empty again, with its limit and counts. */
 void tid_table_free(struct tid_table *t);
 
 /* Notes that tid belongs to process tgid; ignored unless both are > 0.
  * Returns 0 or -ENOMEM. */
 int tid_table_add(struct tid_table *t, int32_t tid, int32_t tgid);
 
-/* tid's tgid, or -1: unknown or reused. */
-int32_t tid_table_tgid(const struct tid_table *t, int32_t tid);
+/* tid's tgid, or -1: unknown or reused. (Counts its probes.) */
+int32_t tid_table_tgid(struct tid_table *t, int32_t tid);
 
 #endif

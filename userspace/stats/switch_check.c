@@ -12,7 +12,8 @@ typedef Perfetto__Protos__FtraceEventBundle Bundle;
 struct sw {
 	uint64_t ts;
 	size_t seq;     /* keeps equal timestamps in bundle order */
-	int64_t next, prev; /* prev -1: compact, unknown */
+	int64_t next, prev;
+	bool full;      /* a full event: prev is known */
 };
 
 static int cmp_sw(const void *pa, const void *pb)
@@ -31,19 +32,32 @@ static size_t min_n(size_t a, size_t b)
 
 static int grow(struct switch_check *s, size_t cpu)
 {
-	int64_t *r;
+	struct switch_cpu *c;
 	size_t i, n = cpu + 1;
 
 	if (cpu < s->ncpu)
 		return 0;
-	r = realloc(s->running, n * sizeof(*r));
-	if (!r)
+	c = realloc(s->cpu, n * sizeof(*c));
+	if (!c)
 		return -ENOMEM;
 	for (i = s->ncpu; i < n; i++)
-		r[i] = -1;
-	s->running = r;
+		c[i] = (struct switch_cpu){ -1, false, false };
+	s->cpu = c;
 	s->ncpu = n;
 	return 0;
+}
+
+/* One switch on CPU c, as trace_processor's sched tracker takes it. */
+static void take(struct switch_check *s, struct switch_cpu *c,
+		 const struct sw *v)
+{
+	if (v->full && c->open && v->prev != c->running)
+		s->mismatched++;
+	/* a compact switch opens a slice only once the task is known */
+	c->open = v->full || c->known;
+	c->known = true;
+	c->running = v->next;
+	s->seen = true;
 }
 
 /* The bundle's switches, compact and regular, with absolute timestamps. */
@@ -59,7 +73,8 @@ static size_t collect(const Bundle *b, struct sw *v)
 
 		for (i = 0; i < k; i++, n++) {
 			acc += cs->switch_timestamp[i]; /* then deltas */
-			v[n] = (struct sw){ acc, n, cs->switch_next_pid[i], -1 };
+			v[n] = (struct sw){ acc, n, cs->switch_next_pid[i], -1,
+					    false };
 		}
 	}
 	for (i = 0; i < b->n_event; i++) {
@@ -69,7 +84,7 @@ static size_t collect(const Bundle *b, struct sw *v)
 		    PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH)
 			continue;
 		v[n] = (struct sw){ e->timestamp, n, e->sched_switch->next_pid,
-				    e->sched_switch->prev_pid };
+				    e->sched_switch->prev_pid, true };
 		n++;
 	}
 	return n;
@@ -79,7 +94,6 @@ int switch_check_bundle(struct switch_check *s, const Bundle *b)
 {
 	size_t cap = b->n_event, i, n;
 	struct sw *v;
-	int64_t *run;
 
 	if (b->compact_sched)
 		cap += min_n(b->compact_sched->n_switch_timestamp,
@@ -93,20 +107,15 @@ int switch_check_bundle(struct switch_check *s, const Bundle *b)
 		return -ENOMEM;
 	n = collect(b, v);
 	qsort(v, n, sizeof(*v), cmp_sw);
-	run = &s->running[b->cpu];
-	for (i = 0; i < n; i++) {
-		if (v[i].prev >= 0 && *run >= 0 && v[i].prev != *run)
-			s->mismatched++;
-		*run = v[i].next;
-		s->seen = true;
-	}
+	for (i = 0; i < n; i++)
+		take(s, &s->cpu[b->cpu], &v[i]);
 	free(v);
 	return 0;
 }
 
 void switch_check_free(struct switch_check *s)
 {
-	free(s->running);
-	s->running = NULL;
+	free(s->cpu);
+	s->cpu = NULL;
 	s->ncpu = 0;
 }

@@ -1,7 +1,8 @@
 /* The check trace_processor makes of sched_switch events, for `stats`: per
- * CPU, a switch whose prev_pid is not the task the CPU's last switch put on
- * it counts as mismatched_sched_switch_tids (compact switches carry no
- * prev_pid: they only set the running task). */
+ * CPU, once a scheduling slice is open there, a full switch whose prev_pid
+ * is not the task the CPU's last switch put on it counts as
+ * mismatched_sched_switch_tids. Compact switches carry no prev_pid: they
+ * only set the running task, and a CPU's first one opens no slice. */
 #ifndef BTR_STATS_SWITCH_CHECK_H
 #define BTR_STATS_SWITCH_CHECK_H
 
@@ -11,8 +12,14 @@
 
 #include "perfetto/trace.pb-c.h"
 
+struct switch_cpu {
+	int64_t running; /* next_pid of the last switch */
+	bool known;      /* some switch was seen: running is set */
+	bool open;       /* a slice is open (trace_processor's pending one) */
+};
+
 struct switch_check {
-	int64_t *running; /* by cpu: next_pid of the last switch, -1: none */
+	struct switch_cpu *cpu; /* by cpu */
 	size_t ncpu;
 	bool seen;          /* some bundle held a switch */
 	uint64_t mismatched;
