@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/tempfile.h"
+
 /* One archive being extracted. */
 struct extraction {
 	struct archive *a;
@@ -38,23 +40,6 @@ static int member_error(struct extraction *x, const char *path,
 		va_end(ap);
 	}
 	return -1;
-}
-
-/* An unlinked temporary file in dir, or -1 with errno set. */
-static int temp_file(const char *dir)
-{
-	char path[4096];
-	int fd;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/bpftrace-rec-member.XXXXXX",
-			     dir) >= sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = mkstemp(path);
-	if (fd >= 0)
-		unlink(path);
-	return fd;
 }
 
 /* The member name without a leading "./"; NULL when it is hidden. */
@@ -202,7 +187,7 @@ static int add_member(struct extraction *x, struct archive_entry *e,
 		return -1;
 	}
 	*v = m;
-	fd = temp_file(x->dir);
+	fd = temp_file(x->dir, "member");
 	m[*n] = (struct archive_member){ strdup(path), fd };
 	(*n)++;
 	if (fd < 0 || !m[*n - 1].name)
@@ -243,15 +228,13 @@ int archive_extract(int fd, const char *name, struct archive_budget *budget,
 		    struct archive_member **members, size_t *n, char *err,
 		    size_t errlen)
 {
-	struct extraction x = { archive_read_new(), name, getenv("TMPDIR"),
+	struct extraction x = { archive_read_new(), name, temp_dir(),
 				budget, err, errlen };
 	uint64_t used = budget->used;
 	int rc = -1;
 
 	*members = NULL;
 	*n = 0;
-	if (!x.dir || !*x.dir)
-		x.dir = "/tmp";
 	if (!x.a) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -1;

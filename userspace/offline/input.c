@@ -17,6 +17,7 @@
 #include "offline/sync_info.h"
 #include "util/wire.h"
 #include "trace/reader.h"
+#include "util/tempfile.h"
 
 #define TRACE_FIELD_PACKET 1
 
@@ -48,19 +49,12 @@ static int fail(struct input *in, const char *what, int errnum)
 /* Copies standard input into an unlinked temporary file. */
 static int spool_stdin(struct input *in)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
 	uint8_t buf[1 << 16];
 	ssize_t n;
-	int fd;
+	int fd = temp_file(temp_dir(), "stdin");
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	snprintf(path, sizeof(path), "%s/bpftrace-rec-stdin.XXXXXX", dir);
-	fd = mkstemp(path);
 	if (fd < 0)
 		return fail(in, "cannot spool standard input", errno);
-	unlink(path);
 	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
 		size_t done = 0;
 

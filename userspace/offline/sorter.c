@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "offline/sorter_runs.h"
+#include "util/tempfile.h"
 
 #define IO_BUF_MAX (64u << 10)
 #define IO_BUF_MIN (4u << 10)
@@ -54,9 +55,7 @@ struct sorter *sorter_new(uint64_t limit, const char *tmpdir)
 	if (!s)
 		return NULL;
 	if (!dir || !*dir)
-		dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
+		dir = temp_dir();
 	s->dir = strdup(dir);
 	if (!s->dir) {
 		free(s);

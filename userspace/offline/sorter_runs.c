@@ -2,30 +2,24 @@
 #include "offline/sorter_runs.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/tempfile.h"
 #include "util/wire.h"
 
 #define REC_HEADER_MAX (8 + WIRE_VARINT_MAX)
 
 int run_file_open(struct run_file *f, const char *dir)
 {
-	char path[PATH_MAX];
-	int fd;
+	int fd = temp_file(dir, "sort");
 
 	f->fd = -1;
 	f->size = 0;
-	if (snprintf(path, sizeof(path), "%s/bpftrace-rec-sort.XXXXXX", dir) >=
-	    (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkstemp(path);
 	if (fd < 0)
 		return -errno;
-	unlink(path);
 	f->fd = fd;
 	return 0;
 }
