@@ -271,14 +271,20 @@ offset_manifest() {
 	[ "$(unknown_lines "$TMP/rt.pb" | tail -1)" = "9000400000 machine_id=1 fields=1001" ]
 }
 
-@test "an unrelatable file: events dropped and counted, a warning, --strict fails" {
-	three_traces
+# d.pb (machine d): only MONOTONIC and MONOTONIC_RAW, no relation to a's
+# clocks; two events.
+unrelatable_trace() {
 	gen d.pb <<-'EOF'
 	sysinfo name=d
 	snapshot seq=1 primary=MONOTONIC MONOTONIC:7000 MONOTONIC_RAW:6000
 	packet seq=2 ts=7100 field=1003 payload=d1
 	packet seq=2 ts=7200 field=1003 payload=d2
 	EOF
+}
+
+@test "an unrelatable file: events dropped and counted, a warning, --strict fails" {
+	three_traces
+	unrelatable_trace
 	run "$BTR" sync -o "$TMP/o.pb" "$TMP/a.pb" "$TMP/d.pb"
 	[ "$status" -eq 0 ]
 	echo "$output"
@@ -304,6 +310,53 @@ offset_manifest() {
 	run "$BTR" sync --strict --manifest "$TMP/rel.json" -o "$TMP/r.pb" "$TMP/a.pb" "$TMP/d.pb"
 	[ "$status" -eq 0 ]
 	[ "$(unknown_lines "$TMP/r.pb" | grep -c 1003)" -eq 2 ]
+}
+
+# trailer_rows FILE NAME: "value machine" of each `stats` row called NAME.
+trailer_rows() {
+	"$BTR" stats "$1" | awk -v n="$2" '$1 == n { print $5, $6 }'
+}
+
+@test "drops are counted on their machine: trailer, stats, re-sync" {
+	three_traces
+	unrelatable_trace
+	# only d's events are dropped: every drop row is d's (machine 1)
+	"$BTR" sync -q -o "$TMP/o.pb" "$TMP/a.pb" "$TMP/d.pb" 2>/dev/null
+	"$BTR" dump "$TMP/o.pb" | grep -q '^- - system_info machine_id=1 .*machine_name=d$'
+	run "$BTR" stats "$TMP/o.pb"
+	echo "$output"
+	[[ "${lines[0]}" == *" value machine" ]]
+	[ "$(trailer_rows "$TMP/o.pb" clock_sync_unrelatable_clock_domains)" = "1 1" ]
+	[ "$(trailer_rows "$TMP/o.pb" clock_sync_failure_undeferrable_packet_loss)" = "2 1" ]
+	[ "$(trailer_rows "$TMP/o.pb" clock_sync_failure_no_path)" = "2 1" ]
+	"$BTR" stats --json "$TMP/o.pb" >"$TMP/o.json"
+	jq -e 'map(select(.name == "clock_sync_failure_undeferrable_packet_loss"))
+	       == [{"name": "clock_sync_failure_undeferrable_packet_loss", "idx": null,
+	            "severity": "data_loss", "source": "analysis", "value": 2, "machine": 1}]' "$TMP/o.json"
+	jq -e 'map(select(.name | startswith("clock_sync")) | select(.machine == null)) == []' "$TMP/o.json"
+	# a re-sync keeps them on machine 1, unchanged
+	"$BTR" sync -q -o "$TMP/again.pb" "$TMP/o.pb"
+	cmp "$TMP/o.pb" "$TMP/again.pb"
+	# a drop on the host as well: a row of its own, machine -
+	gen a2.pb <<-'EOF'
+	sysinfo name=a
+	snapshot seq=1 BOOTTIME:1000000 MONOTONIC:500000 REALTIME:9000000000
+	packet seq=2 ts=1100000 field=1000 payload=a1
+	packet seq=2 clock=200 ts=1200000 field=1000 payload=a2
+	EOF
+	"$BTR" sync -q -o "$TMP/o2.pb" "$TMP/a2.pb" "$TMP/d.pb" 2>/dev/null
+	[ "$(trailer_rows "$TMP/o2.pb" clock_sync_failure_undeferrable_packet_loss)" = "1 -
+2 1" ]
+	[ "$(trailer_rows "$TMP/o2.pb" clock_sync_failure_unknown_source_clock)" = "1 -" ]
+	[ "$(stat_value "$TMP/o2.pb" clock_sync_failure_undeferrable_packet_loss)" -eq 3 ]
+	# dump names the machine of each count: NAME@ID
+	"$BTR" dump "$TMP/o2.pb" | tail -1 | grep -q ' clock_sync_failure_undeferrable_packet_loss=1 .*clock_sync_failure_undeferrable_packet_loss@1=2'
+	# one machine: no machine column, as ever
+	"$BTR" sync -q -o "$TMP/one.pb" "$TMP/a2.pb" 2>/dev/null
+	run "$BTR" stats "$TMP/one.pb"
+	[[ "${lines[0]}" == *" value" ]]
+	[ "$(trailer_rows "$TMP/one.pb" clock_sync_failure_undeferrable_packet_loss)" = "1 " ]
+	"$BTR" stats --json "$TMP/one.pb" | jq -e 'map(select(.machine != null)) == []'
 }
 
 @test "events moved before the start of trace time are dropped and counted" {

@@ -2,7 +2,8 @@
  * input.c, snapshots.c, sync_info.c) on small trace files: the choice of
  * the trace clock and the default clock, rejected snapshots, packets
  * inside compressed_packets, a file recorded on a remote machine, the
- * trailer of a synced file, and input errors with their offsets. */
+ * trailer of a synced file (its drops by machine, and where an earlier
+ * trailer's go), and input errors with their offsets. */
 #include "offline/convert.h"
 #include "offline/sync_info.h"
 #include "util/wire.h"
@@ -101,22 +102,33 @@ static const char *write_file(const char *name, const struct wbuf *b)
 	return path;
 }
 
+/* Both passes on path, leaving in and tl open; returns the first
+ * non-zero result. */
+static int run_open(const char *path, uint32_t trace_clock, struct input *in,
+		    struct timeline *tl, struct got *g, struct sync_stats *st)
+{
+	struct input *inputs[1] = { in }, *failed = NULL;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	memset(st, 0, sizeof(*st));
+	if (input_open(in, path, 0) || timeline_init(tl))
+		abort();
+	rc = convert_prepare(inputs, 1, trace_clock, tl, st, &failed);
+	if (!rc)
+		rc = convert_input(in, tl, st, collect, g);
+	return rc;
+}
+
 /* Both passes on path; returns the first non-zero result. */
 static int run(const char *path, uint32_t trace_clock, struct got *g,
 	       struct sync_stats *st, uint32_t *clock_used, char *err,
 	       size_t errlen)
 {
-	struct input in, *inputs[1] = { &in }, *failed = NULL;
+	struct input in;
 	struct timeline tl;
-	int rc;
+	int rc = run_open(path, trace_clock, &in, &tl, g, st);
 
-	memset(g, 0, sizeof(*g));
-	memset(st, 0, sizeof(*st));
-	if (input_open(&in, path, 0) || timeline_init(&tl))
-		abort();
-	rc = convert_prepare(inputs, 1, trace_clock, &tl, st, &failed);
-	if (!rc)
-		rc = convert_input(&in, &tl, st, collect, g);
 	if (clock_used)
 		*clock_used = tl.trace_clock.clock_id;
 	if (err)
@@ -287,13 +299,17 @@ static void test_trailer(void)
 	struct sync_stats st = { 0 }, back = { 0 };
 	struct wbuf t = { 0 }, f = { 0 };
 	struct packet_info info;
+	struct timeline tl;
 	const char *why;
 	uint32_t clock = 0;
 	struct got g;
 
 	st.stat[SYNC_STAT_NO_PATH] = 3;
 	st.stat[SYNC_STAT_NEGATIVE] = 1;
-	sync_info_build(&t, MONO, &st);
+	CHECK(timeline_init(&tl) == 0);
+	timeline_set_trace_clock(&tl, MONO);
+	sync_info_build(&t, &tl, &st);
+	timeline_free(&tl);
 	CHECK(packet_info_read(t.p, t.len, &info, &why) == 0);
 	CHECK(info.sync_info != NULL);
 	CHECK(sync_info_read(info.sync_info, info.sync_info_len, &clock,
@@ -310,6 +326,142 @@ static void test_trailer(void)
 	CHECK_EQ_I64(g.trailers, 1);
 	CHECK_EQ_I64(st.packets_in, 1);
 	wbuf_free(&t);
+	wbuf_free(&f);
+}
+
+/* The Stats of a trailer as "name@machine_id=value" lines. */
+struct stat_lines {
+	char text[1024];
+	size_t len;
+};
+
+static void stat_line(void *ctx, const struct sync_info_stat *s)
+{
+	struct stat_lines *l = ctx;
+	int n = snprintf(l->text + l->len, sizeof(l->text) - l->len,
+			 "%.*s@%u=%llu\n", (int)s->name_len, s->name,
+			 s->machine_id, (unsigned long long)s->value);
+
+	if (n > 0 && (size_t)n < sizeof(l->text) - l->len)
+		l->len += (size_t)n;
+}
+
+/* The Stats of the trailer tl and st make. */
+static const char *trailer_lines(const struct timeline *tl,
+				 const struct sync_stats *st,
+				 struct stat_lines *l)
+{
+	struct wbuf t = { 0 };
+	struct packet_info info;
+	const char *why;
+
+	memset(l, 0, sizeof(*l));
+	sync_info_build(&t, tl, st);
+	if (packet_info_read(t.p, t.len, &info, &why) || !info.sync_info)
+		abort();
+	sync_info_each_machine_stat(info.sync_info, info.sync_info_len,
+				    stat_line, l);
+	wbuf_free(&t);
+	return l->text;
+}
+
+/* The drops of each machine in the trailer, under the machine's output id;
+ * an earlier trailer's go to the machines its ids name in its file. */
+static void test_trailer_machines(void)
+{
+	struct wbuf f = { 0 }, t = { 0 };
+	struct sync_stats st, back = { 0 };
+	struct packet_info info;
+	struct stat_lines l;
+	struct timeline tl;
+	struct input in;
+	const char *why;
+	uint32_t clock;
+	struct got g;
+
+	snapshot(&f, 10000, 4000, 0, 0);
+	packet(&f, 4500, MONO, 9); /* no snapshot on machine 9: dropped */
+	packet(&f, 4600, MONO, 9);
+	packet(&f, 4700, 200, 0);  /* clock 200 unknown on the host */
+	packet(&f, 4800, MONO, 0);
+	CHECK(run_open(write_file("m.pb", &f), 0, &in, &tl, &g, &st) == 0);
+	CHECK_EQ_I64(g.dropped, 3);
+	CHECK_EQ_I64(st.stat[SYNC_STAT_UNKNOWN_SOURCE], 3);
+	CHECK_EQ_I64(st.stat[SYNC_STAT_PACKET_LOSS], 3);
+	/* machine 9 keeps its id; the global stat has no machine */
+	st.stat[SYNC_STAT_NEGATIVE] = 4;
+	CHECK_STR(trailer_lines(&tl, &st, &l),
+		  "clock_sync_failure_unknown_source_clock@0=1\n"
+		  "clock_sync_failure_unknown_source_clock@9=2\n"
+		  "trace_sorter_negative_timestamp_dropped@0=4\n"
+		  "clock_sync_failure_undeferrable_packet_loss@0=1\n"
+		  "clock_sync_failure_undeferrable_packet_loss@9=2\n");
+	/* read back: totals whatever the machine */
+	sync_info_build(&t, &tl, &st);
+	CHECK(packet_info_read(t.p, t.len, &info, &why) == 0);
+	CHECK(sync_info_read(info.sync_info, info.sync_info_len, &clock,
+			     &back));
+	CHECK_EQ_I64(back.stat[SYNC_STAT_UNKNOWN_SOURCE], 3);
+	CHECK_EQ_I64(back.stat[SYNC_STAT_PACKET_LOSS], 3);
+	CHECK_EQ_I64(back.stat[SYNC_STAT_NEGATIVE], 4);
+	/* re-sync: the earlier trailer's machine 9 is this file's machine 9
+	 * again; its totals come with the input (prior) */
+	sync_info_read_machines(info.sync_info, info.sync_info_len, &in.fm,
+				&tl);
+	sync_stats_add(&st, &back);
+	CHECK_STR(trailer_lines(&tl, &st, &l),
+		  "clock_sync_failure_unknown_source_clock@0=2\n"
+		  "clock_sync_failure_unknown_source_clock@9=4\n"
+		  "trace_sorter_negative_timestamp_dropped@0=8\n"
+		  "clock_sync_failure_undeferrable_packet_loss@0=2\n"
+		  "clock_sync_failure_undeferrable_packet_loss@9=4\n");
+	timeline_free(&tl);
+	input_close(&in);
+	wbuf_free(&t);
+	wbuf_free(&f);
+}
+
+/* An earlier trailer's machine the file has no packet of falls on the
+ * file's own machine, as such a packet would; the others on theirs. */
+static void test_trailer_unknown_machine(void)
+{
+	struct wbuf f = { 0 }, s = { 0 };
+	struct sync_stats st;
+	struct packet_info info;
+	struct stat_lines l;
+	struct timeline tl;
+	struct input in;
+	const char *why;
+	struct got g;
+	size_t m, k;
+
+	uint32_t id;
+
+	snapshot(&f, 10000, 4000, 0, 0);
+	packet(&f, 4500, MONO, 0);
+	packet(&f, 10100, 0, 9);
+	CHECK(run_open(write_file("u.pb", &f), 0, &in, &tl, &g, &st) == 0);
+	CHECK_EQ_I64(g.dropped, 0);
+	/* a BtrSyncInfo with no_path 5 on machine 3, 2 on machine 9 */
+	m = wbuf_begin_len(&s, SYNC_INFO_FIELD);
+	for (id = 3; id <= 9; id += 6) {
+		k = wbuf_begin_len(&s, 2);
+		wbuf_field_bytes(&s, 1, "clock_sync_failure_no_path", 26);
+		wbuf_field_varint(&s, 2, id == 3 ? 5 : 2);
+		wbuf_field_varint(&s, 3, id);
+		wbuf_end_len(&s, k);
+	}
+	wbuf_end_len(&s, m);
+	CHECK(packet_info_read(s.p, s.len, &info, &why) == 0);
+	sync_info_read_machines(info.sync_info, info.sync_info_len, &in.fm,
+				&tl);
+	st.stat[SYNC_STAT_NO_PATH] = 7;
+	CHECK_STR(trailer_lines(&tl, &st, &l),
+		  "clock_sync_failure_no_path@0=5\n"
+		  "clock_sync_failure_no_path@9=2\n");
+	timeline_free(&tl);
+	input_close(&in);
+	wbuf_free(&s);
 	wbuf_free(&f);
 }
 
@@ -353,6 +505,8 @@ int main(void)
 	RUN(test_compressed_packets);
 	RUN(test_machines);
 	RUN(test_trailer);
+	RUN(test_trailer_machines);
+	RUN(test_trailer_unknown_machine);
 	RUN(test_input_errors);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

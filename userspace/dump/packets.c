@@ -280,12 +280,16 @@ static void service_event(struct dump_ctx *c, const Packet *p)
 	dump_end(c);
 }
 
-static void sync_info_stat(void *ctx, const char *name, size_t len,
-			   uint64_t value)
+/* NAME=VALUE, NAME@ID=VALUE for another machine's count. */
+static void sync_info_stat(void *ctx, const struct sync_info_stat *s)
 {
 	struct line *l = ctx;
+	const char *key = s->machine_id ?
+		line_printf(l, "%.*s@%u", (int)s->name_len, s->name,
+			    s->machine_id) :
+		line_printf(l, "%.*s", (int)s->name_len, s->name);
 
-	line_uint(l, line_printf(l, "%.*s", (int)len, name), value);
+	line_uint(l, key, s->value);
 }
 
 /* The trailer `sync` writes (offline/sync_info.h); false if p is not one. */
@@ -313,7 +317,8 @@ static bool sync_info(struct dump_ctx *c, const Packet *p)
 		l = dump_begin(c, "sync_info", PKT_TS(p), false, 0);
 		if (sync_info_read(data, (size_t)len, &clock, NULL))
 			line_str(l, "trace_clock", clock_label(l, clock));
-		sync_info_each_stat(data, (size_t)len, sync_info_stat, l);
+		sync_info_each_machine_stat(data, (size_t)len, sync_info_stat,
+					    l);
 		dump_end(c);
 		return true;
 	}

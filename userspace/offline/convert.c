@@ -54,6 +54,8 @@ int convert_prepare_opts(struct input **inputs, size_t n,
 	rc = machine_assign(inputs, n, o->manifest, &tl->machines, o->err,
 			    sizeof(o->err));
 	if (!rc)
+		rc = timeline_count_machines(tl);
+	if (!rc)
 		rc = placement_trace_time(inputs, n, o->manifest,
 					  o->trace_clock, tl, &o->placement,
 					  o->err, sizeof(o->err));

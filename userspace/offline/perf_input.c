@@ -76,16 +76,20 @@ static int32_t lookup_pid(void *ctx, int32_t tid)
 	return l->err ? -1 : tid_table_tgid(&l->tids, tid);
 }
 
-static void add_parser_stats(const struct perf_text *p,
-			     struct sync_stats *stats)
+/* The parser's skipped samples, on the input's machine. */
+static void add_parser_stats(const struct perf_text *p, struct timeline *tl,
+			     struct sync_stats *stats, uint32_t machine)
 {
 	int k;
 
 	for (k = SYNC_STAT_PERF_NO_FRAMES; k <= SYNC_STAT_PERF_LINE_NOT_TEXT;
-	     k++)
-		stats->stat[k] += perf_text_stat(
-			p, (enum perf_text_stat)(PERF_TEXT_STAT_NO_FRAMES + k -
-						 SYNC_STAT_PERF_NO_FRAMES));
+	     k++) {
+		enum perf_text_stat ps = (enum perf_text_stat)(
+			PERF_TEXT_STAT_NO_FRAMES + k - SYNC_STAT_PERF_NO_FRAMES);
+
+		timeline_count(tl, stats, machine, (enum sync_stat)k,
+			       perf_text_stat(p, ps));
+	}
 }
 
 /* Converts and encodes every sample of parser p. */
@@ -160,7 +164,7 @@ int perf_input_convert(struct input *in, struct timeline *tl,
 	rc = convert_samples(in, p, tl, stats, enc, &k);
 	if (!rc && l.err)
 		rc = CONVERT_NO_MEMORY;
-	add_parser_stats(p, stats);
+	add_parser_stats(p, tl, stats, l.machine);
 	ps = perf_samples_stats(enc);
 	stats->pid_traced += ps->pid_resolved;
 	stats->pid_from_tid += ps->pid_from_tid;

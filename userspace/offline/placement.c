@@ -263,7 +263,8 @@ static int bridge_input(struct timeline *tl, struct input **in, size_t i,
 				continue;
 			/* once per input and machine, as Perfetto */
 			if (!counted)
-				stats->stat[SYNC_STAT_UNRELATABLE]++;
+				timeline_count(tl, stats, x->fm.v[s].machine,
+					       SYNC_STAT_UNRELATABLE, 1);
 			counted = true;
 			if (note_unplaced(pl, i, s, clocks[k]))
 				return -ENOMEM;

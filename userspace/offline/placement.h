@@ -57,7 +57,8 @@ int placement_trace_time(struct input **in, size_t n,
 
 /* Steps 2 and 3. Returns the number of rejected snapshots, -1 with a
  * message in err (a manifest edge the inputs cannot take), or -ENOMEM.
- * Counts clock_sync_unrelatable_clock_domains in *stats. */
+ * Counts clock_sync_unrelatable_clock_domains in *stats, and on the
+ * input's machine in the timeline's per-machine counts. */
 long placement_apply(struct input **in, size_t n, const struct manifest *m,
 		     struct timeline *tl, struct placement *pl,
 		     struct sync_stats *stats, char *err, size_t errlen);

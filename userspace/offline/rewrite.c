@@ -138,9 +138,10 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 	memset(res, 0, sizeof(*res));
 	if (seq_state_update(&rw->seqs, info))
 		return -ENOMEM;
+	rw->tl->machine = scope.machine;
 	if (info->has_ts && !packet_time(rw, info, &scope, tag, &ts)) {
-		if (rw->tl->stats)
-			rw->tl->stats->stat[SYNC_STAT_PACKET_LOSS]++;
+		timeline_count(rw->tl, rw->tl->stats, scope.machine,
+			       SYNC_STAT_PACKET_LOSS, 1);
 		res->dropped = true;
 		return 0;
 	}

@@ -236,8 +236,15 @@ static int to_sorter(void *ctx, const struct input_packet *p,
 	size_t len = res->len;
 	int rc;
 
+	/* An earlier sync's trailer: replaced by the new one, which counts
+	 * its drops too (by machine from here, their totals from
+	 * x->in->prior). */
+	if (res->sync_info)
+		sync_info_read_machines(p->info.sync_info,
+					p->info.sync_info_len, &x->in->fm,
+					x->rl.tl);
 	if (res->dropped || res->sync_info)
-		return 0; /* a new trailer replaces an old one */
+		return 0;
 	rc = relabel_packet(&x->rl, x->in, &p->info, &data, &len);
 	if (rc < 0)
 		return CONVERT_NO_MEMORY;
@@ -272,7 +279,8 @@ static int to_writer(void *ctx, int64_t key, const uint8_t *data, size_t len)
 
 /* The trailer: the trace clock and the drops, this sync's and earlier
  * ones' (rejected snapshots are still in the file: counted again, not
- * added up). */
+ * added up), by machine as tl counts them (to_sorter adds the earlier
+ * ones' there). */
 static int write_trailer(struct file_writer *w, const struct timeline *tl,
 			 const struct sync_stats *st, struct input **in,
 			 size_t n)
@@ -286,7 +294,7 @@ static int write_trailer(struct file_writer *w, const struct timeline *tl,
 		sync_stats_add(&all, &in[i]->prior);
 	all.stat[SYNC_STAT_INVALID_SNAPSHOTS] =
 		st->stat[SYNC_STAT_INVALID_SNAPSHOTS];
-	sync_info_build(&b, tl->trace_clock.clock_id, &all);
+	sync_info_build(&b, tl, &all);
 	err = b.oom ? -ENOMEM : sink_write(&w->sink, 0, b.p, b.len);
 	wbuf_free(&b);
 	return err;

@@ -3,73 +3,127 @@
 
 #include <string.h>
 
-enum { SI_TRACE_CLOCK = 1, SI_STAT = 2, SI_TOOL = 3, ST_NAME = 1, ST_VALUE = 2 };
+enum {
+	SI_TRACE_CLOCK = 1, SI_STAT = 2, SI_TOOL = 3,
+	ST_NAME = 1, ST_VALUE = 2, ST_MACHINE = 3,
+};
 
-void sync_info_build(struct wbuf *b, uint32_t trace_clock,
+static void put_stat(struct wbuf *b, enum sync_stat s, uint32_t machine_id,
+		     uint64_t value)
+{
+	const char *name = sync_stat_name(s);
+	size_t m;
+
+	if (!value)
+		return;
+	m = wbuf_begin_len(b, SI_STAT);
+	wbuf_field_bytes(b, ST_NAME, name, strlen(name));
+	wbuf_field_varint(b, ST_VALUE, value);
+	if (machine_id)
+		wbuf_field_varint(b, ST_MACHINE, machine_id);
+	wbuf_end_len(b, m);
+}
+
+/* The machine other than the host with the lowest output id above
+ * `after` that counted s; SIZE_MAX: none. */
+static size_t next_machine(const struct timeline *tl, enum sync_stat s,
+			   uint32_t after)
+{
+	const struct machine_stats *ms = &tl->by_machine;
+	const struct machine *m = tl->machines.v;
+	size_t i, best = SIZE_MAX;
+
+	for (i = 0; i < ms->n && i < tl->machines.n; i++)
+		if (ms->v[i][s] && m[i].out_id > after &&
+		    (best == SIZE_MAX || m[i].out_id < m[best].out_id))
+			best = i;
+	return best;
+}
+
+void sync_info_build(struct wbuf *b, const struct timeline *tl,
 		     const struct sync_stats *st)
 {
 	static const char tool[] = "bpftrace-rec sync " BTR_VERSION;
-	size_t m, s;
+	size_t m, k;
 	int i;
 
 	b->len = 0;
 	m = wbuf_begin_len(b, SYNC_INFO_FIELD);
-	wbuf_field_varint(b, SI_TRACE_CLOCK, trace_clock);
+	wbuf_field_varint(b, SI_TRACE_CLOCK, tl->trace_clock.clock_id);
 	for (i = 0; i < SYNC_STAT_COUNT; i++) {
-		const char *name = sync_stat_name((enum sync_stat)i);
+		enum sync_stat s = (enum sync_stat)i;
+		uint64_t host = st->stat[i];
+		uint32_t id = 0;
 
-		if (!st->stat[i])
-			continue;
-		s = wbuf_begin_len(b, SI_STAT);
-		wbuf_field_bytes(b, ST_NAME, name, strlen(name));
-		wbuf_field_varint(b, ST_VALUE, st->stat[i]);
-		wbuf_end_len(b, s);
+		for (k = next_machine(tl, s, 0); k != SIZE_MAX;
+		     k = next_machine(tl, s, id)) {
+			id = tl->machines.v[k].out_id;
+			host -= tl->by_machine.v[k][i];
+		}
+		put_stat(b, s, 0, host);
+		for (k = next_machine(tl, s, 0); k != SIZE_MAX;
+		     k = next_machine(tl, s, id)) {
+			id = tl->machines.v[k].out_id;
+			put_stat(b, s, id, tl->by_machine.v[k][i]);
+		}
 	}
 	wbuf_field_bytes(b, SI_TOOL, tool, sizeof(tool) - 1);
 	wbuf_end_len(b, m);
 }
 
-void sync_info_each_stat(const uint8_t *p, size_t n,
-			 void (*fn)(void *ctx, const char *name,
-				    size_t name_len, uint64_t value),
-			 void *ctx)
+void sync_info_each_machine_stat(const uint8_t *p, size_t n,
+				 void (*fn)(void *ctx,
+					    const struct sync_info_stat *s),
+				 void *ctx)
 {
 	struct wire_reader r, rs;
 	struct wire_field f, g;
 
 	wire_reader_init(&r, p, n);
 	while (wire_next(&r, &f) > 0) {
-		const char *name = NULL;
-		size_t len = 0;
-		uint64_t value = 0;
+		struct sync_info_stat s = { 0 };
 
 		if (f.num != SI_STAT || f.type != WIRE_LEN)
 			continue;
 		wire_reader_init(&rs, f.data, (size_t)f.val);
 		while (wire_next(&rs, &g) > 0) {
 			if (g.num == ST_NAME && g.type == WIRE_LEN) {
-				name = (const char *)g.data;
-				len = (size_t)g.val;
+				s.name = (const char *)g.data;
+				s.name_len = (size_t)g.val;
 			} else if (g.num == ST_VALUE && g.type == WIRE_VARINT) {
-				value = g.val;
+				s.value = g.val;
+			} else if (g.num == ST_MACHINE &&
+				   g.type == WIRE_VARINT) {
+				s.machine_id = (uint32_t)g.val;
 			}
 		}
-		if (name)
-			fn(ctx, name, len, value);
+		if (s.name)
+			fn(ctx, &s);
 	}
 }
 
-static void add_stat(void *ctx, const char *name, size_t len, uint64_t value)
+/* The stat named by s, or -1 for a name we do not count. */
+static int stat_of(const struct sync_info_stat *s)
 {
-	struct sync_stats *st = ctx;
 	int i;
 
 	for (i = 0; i < SYNC_STAT_COUNT; i++) {
-		const char *s = sync_stat_name((enum sync_stat)i);
+		const char *name = sync_stat_name((enum sync_stat)i);
 
-		if (strlen(s) == len && !memcmp(s, name, len))
-			st->stat[i] += value;
+		if (strlen(name) == s->name_len &&
+		    !memcmp(name, s->name, s->name_len))
+			return i;
 	}
+	return -1;
+}
+
+static void add_stat(void *ctx, const struct sync_info_stat *s)
+{
+	struct sync_stats *st = ctx;
+	int i = stat_of(s);
+
+	if (i >= 0)
+		st->stat[i] += s->value;
 }
 
 bool sync_info_read(const uint8_t *p, size_t n, uint32_t *trace_clock,
@@ -87,6 +141,31 @@ bool sync_info_read(const uint8_t *p, size_t n, uint32_t *trace_clock,
 		}
 	}
 	if (st)
-		sync_info_each_stat(p, n, add_stat, st);
+		sync_info_each_machine_stat(p, n, add_stat, st);
 	return found;
+}
+
+struct fold {
+	const struct file_machines *fm;
+	struct timeline *tl;
+};
+
+static void fold_stat(void *ctx, const struct sync_info_stat *s)
+{
+	const struct fold *x = ctx;
+	uint32_t slot = file_machines_find(x->fm, s->machine_id);
+	int i = stat_of(s);
+
+	if (i >= 0)
+		timeline_count(x->tl, NULL, x->fm->v[slot].machine,
+			       (enum sync_stat)i, s->value);
+}
+
+void sync_info_read_machines(const uint8_t *p, size_t n,
+			     const struct file_machines *fm,
+			     struct timeline *tl)
+{
+	struct fold x = { fm, tl };
+
+	sync_info_each_machine_stat(p, n, fold_stat, &x);
 }

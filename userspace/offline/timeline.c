@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "offline/perf_text.h"
 
@@ -35,6 +36,11 @@ const char *sync_stat_name(enum sync_stat s)
 	return s < SYNC_STAT_COUNT ? names[s] : NULL;
 }
 
+bool sync_stat_per_machine(enum sync_stat s)
+{
+	return s != SYNC_STAT_NEGATIVE && s != SYNC_STAT_INVALID_SNAPSHOTS;
+}
+
 void sync_stats_add(struct sync_stats *a, const struct sync_stats *b)
 {
 	int i;
@@ -58,6 +64,8 @@ int timeline_init(struct timeline *tl)
 {
 	tl->graph = btr_clock_graph_new();
 	tl->stats = NULL;
+	tl->by_machine = (struct machine_stats){ 0 };
+	tl->machine = 0;
 	machine_table_init(&tl->machines);
 	timeline_set_trace_clock(tl, BTR_CLOCK_BOOTTIME);
 	return tl->graph ? 0 : -ENOMEM;
@@ -68,6 +76,30 @@ void timeline_free(struct timeline *tl)
 	btr_clock_graph_free(tl->graph);
 	tl->graph = NULL;
 	machine_table_free(&tl->machines);
+	free(tl->by_machine.v);
+	tl->by_machine = (struct machine_stats){ 0 };
+}
+
+int timeline_count_machines(struct timeline *tl)
+{
+	struct machine_stats *ms = &tl->by_machine;
+
+	free(ms->v);
+	ms->n = 0;
+	ms->v = calloc(tl->machines.n ? tl->machines.n : 1, sizeof(*ms->v));
+	if (!ms->v)
+		return -ENOMEM;
+	ms->n = tl->machines.n;
+	return 0;
+}
+
+void timeline_count(struct timeline *tl, struct sync_stats *st,
+		    uint32_t machine, enum sync_stat s, uint64_t n)
+{
+	if (st)
+		st->stat[s] += n;
+	if (sync_stat_per_machine(s) && machine < tl->by_machine.n)
+		tl->by_machine.v[machine][s] += n;
 }
 
 void timeline_set_trace_key(struct timeline *tl, struct btr_clock_key key)
@@ -82,15 +114,9 @@ void timeline_set_trace_clock(struct timeline *tl, uint32_t id)
 	timeline_set_trace_key(tl, (struct btr_clock_key){ id, 0, 0, 0 });
 }
 
-static void count(struct timeline *tl, enum sync_stat s)
-{
-	if (tl->stats)
-		tl->stats->stat[s]++;
-}
-
 void timeline_count_unknown_source(struct timeline *tl)
 {
-	count(tl, SYNC_STAT_UNKNOWN_SOURCE);
+	timeline_count(tl, tl->stats, tl->machine, SYNC_STAT_UNKNOWN_SOURCE, 1);
 }
 
 /* The int64 whose two's complement is v. */
@@ -108,12 +134,15 @@ bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
 	r = btr_clock_graph_convert(tl->graph, src, as_i64(raw),
 				    tl->trace_clock, &out);
 	if (r != BTR_CLOCK_OK) {
-		count(tl, (enum sync_stat)(SYNC_STAT_UNKNOWN_SOURCE + r -
-					   BTR_CLOCK_UNKNOWN_SOURCE));
+		timeline_count(tl, tl->stats, src.machine,
+			       (enum sync_stat)(SYNC_STAT_UNKNOWN_SOURCE + r -
+						BTR_CLOCK_UNKNOWN_SOURCE),
+			       1);
 		return false;
 	}
 	if (out < 0) {
-		count(tl, SYNC_STAT_NEGATIVE);
+		timeline_count(tl, tl->stats, src.machine, SYNC_STAT_NEGATIVE,
+			       1);
 		return false;
 	}
 	if (tl->stats)

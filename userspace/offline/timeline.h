@@ -1,11 +1,13 @@
 /* The timeline offline tools write: the clock graph of every input, the
  * trace clock, and the conversion of one timestamp into it with the
  * accounting of every timestamp that cannot be converted, under Perfetto's
- * stat names (clock-model.md section 12). */
+ * stat names (clock-model.md section 12): in totals (struct sync_stats)
+ * and, for the stats Perfetto scopes per machine, by machine too. */
 #ifndef BTR_TIMELINE_H
 #define BTR_TIMELINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "offline/clock_graph.h"
@@ -50,14 +52,29 @@ struct sync_stats {
 };
 
 const char *sync_stat_name(enum sync_stat s);
+/* False for the stats Perfetto keeps global (the negative timestamps and
+ * the rejected snapshots); true for the others, counted per machine. */
+bool sync_stat_per_machine(enum sync_stat s);
 /* Adds b's counters to a's. */
 void sync_stats_add(struct sync_stats *a, const struct sync_stats *b);
+
+/* The per-machine stats by machine, v[i] of machine i of the table. */
+struct machine_stats {
+	uint64_t (*v)[SYNC_STAT_COUNT];
+	size_t n;
+};
 
 struct timeline {
 	struct btr_clock_graph *graph;
 	struct btr_clock_key trace_clock;
 	struct sync_stats *stats; /* where conversions are counted */
 	struct machine_table machines; /* of the inputs (machines.h) */
+	/* The per-machine stats counted so far, over every input (sync adds
+	 * those of its inputs' own trailers, sync_info.h): empty until
+	 * timeline_count_machines. */
+	struct machine_stats by_machine;
+	uint32_t machine; /* of the packet being converted: where
+			   * timeline_count_unknown_source counts */
 };
 
 /* Returns 0 or -ENOMEM. The trace clock starts as BOOTTIME of machine 0. */
@@ -68,6 +85,14 @@ void timeline_set_trace_clock(struct timeline *tl, uint32_t id);
 /* Any clock becomes the trace clock. */
 void timeline_set_trace_key(struct timeline *tl, struct btr_clock_key key);
 
+/* Makes tl->by_machine one counter set per machine of tl->machines, once
+ * they are all known. Returns 0 or -ENOMEM. */
+int timeline_count_machines(struct timeline *tl);
+/* Counts n of stat s on machine (an index in tl->machines): in *st
+ * unless st is NULL and, for a per-machine stat, in tl->by_machine. */
+void timeline_count(struct timeline *tl, struct sync_stats *st,
+		    uint32_t machine, enum sync_stat s, uint64_t n);
+
 /* Converts `raw` (a uint64 read as int64, as trace_processor does) on clock
  * src into the trace clock. Returns true with *ns >= 0; false when the
  * conversion fails or gives a negative time, after counting it. */
@@ -76,7 +101,7 @@ bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
 
 /* Counts a timestamp whose clock could not even be named (a
  * sequence-scoped clock on sequence 0, an unknown ftrace clock) as a
- * conversion from an unknown source clock. */
+ * conversion from an unknown source clock, on tl->machine. */
 void timeline_count_unknown_source(struct timeline *tl);
 
 #endif

@@ -41,6 +41,7 @@ struct gather {
 	struct trailer {             /* the sync trailer's stats */
 		char *name;
 		uint64_t value;
+		uint32_t machine;    /* machine_id, 0: the host */
 	} *tr;
 	size_t ntr;
 	bool oom;
@@ -128,19 +129,18 @@ static void note_sequence(struct gather *g, const Packet *p)
 	g->seq_seen[seq] = 1;
 }
 
-static void trailer_stat(void *ctx, const char *name, size_t len,
-			 uint64_t value)
+static void trailer_stat(void *ctx, const struct sync_info_stat *s)
 {
 	struct gather *g = ctx;
 	size_t n = g->ntr;
 	char *copy;
 
 	if (g->oom || grow_to((void **)&g->tr, &n, g->ntr + 1, sizeof(*g->tr)) ||
-	    !(copy = strndup(name, len))) {
+	    !(copy = strndup(s->name, s->name_len))) {
 		g->oom = true;
 		return;
 	}
-	g->tr[g->ntr++] = (struct trailer){ copy, value };
+	g->tr[g->ntr++] = (struct trailer){ copy, s->value, s->machine_id };
 }
 
 /* The stats of sync's trailer (the last one wins). */
@@ -164,7 +164,8 @@ static void note_trailer(struct gather *g, const Packet *p)
 		for (k = 0; k < g->ntr; k++)
 			free(g->tr[k].name);
 		g->ntr = 0;
-		sync_info_each_stat(f->data + n, (size_t)len, trailer_stat, g);
+		sync_info_each_machine_stat(f->data + n, (size_t)len,
+					    trailer_stat, g);
 	}
 }
 
@@ -409,7 +410,13 @@ static enum stat_severity trailer_severity(const char *name)
 	return strcmp(name, "clock_sync_cache_miss") ? SEV_ERROR : SEV_INFO;
 }
 
-/* The trailer's stats, their names handed to t. */
+/* The machine column of a machine_id: -1 for the host. */
+static int64_t machine_column(uint32_t id)
+{
+	return id ? (int64_t)id : -1;
+}
+
+/* The trailer's stats, each on its machine, their names handed to t. */
 static int trailer_rows(struct stat_table *t, struct gather *g)
 {
 	size_t i;
@@ -421,7 +428,8 @@ static int trailer_rows(struct stat_table *t, struct gather *g)
 		t->names[i] = g->tr[i].name;
 		g->tr[i].name = NULL;
 		e = add(t, t->names[i], -1, trailer_severity(t->names[i]),
-			SRC_ANALYSIS, (int64_t)g->tr[i].value, -1);
+			SRC_ANALYSIS, (int64_t)g->tr[i].value,
+			machine_column(g->tr[i].machine));
 	}
 	return e;
 }
@@ -429,7 +437,7 @@ static int trailer_rows(struct stat_table *t, struct gather *g)
 static int machine_rows(struct stat_table *t, const struct gather *g,
 			const struct mgather *m)
 {
-	struct rows r = { t, m->id ? (int64_t)m->id : -1 };
+	struct rows r = { t, machine_column(m->id) };
 	int e = trace_stats_rows(&r, g, m);
 
 	return e ? e : ftrace_rows(&r, m);

@@ -4,7 +4,8 @@
  * lost_events, previous_packet_dropped per sequence, the config echo, the
  * prev_pid check of sched_switch events), per
  * machine in a merged trace (the host's first, then each machine_id's),
- * and the drops counted in the trailer `sync` writes (sync_info.h). */
+ * and the drops counted in the trailer `sync` writes (sync_info.h), each
+ * on its machine. */
 #ifndef BTR_STATS_TABLE_H
 #define BTR_STATS_TABLE_H
 
