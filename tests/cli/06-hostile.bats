@@ -256,7 +256,7 @@ gen() {
 
 @test "a read error is reported with the file" {
 	# Reading /proc/self/mem at offset 0 fails with EIO.
-	every_reader_fails /proc/self/mem "read error: Input/output error"
+	every_reader_fails /proc/self/mem "offset 0: read error: Input/output error"
 }
 
 @test "every fuzzer regression input is read without a crash" {

@@ -190,7 +190,7 @@ long input_head(struct input *in, uint8_t *buf, size_t n)
 	if (fd != in->stdin_fd && fd != in->own_fd)
 		close(fd);
 	if (err)
-		return fail(in, "read error", err);
+		return fail_at(in, got, "read error: %s", strerror(err));
 	return (long)got;
 }
 
