@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fd_io.h"
 #include "util/tempfile.h"
 
 /* One archive being extracted. */
@@ -109,26 +110,6 @@ static int take(struct extraction *x, const char *path, uint64_t *size,
 	return 0;
 }
 
-/* Writes n bytes at offset off of fd; -1 with errno set. */
-static int write_at(int fd, const char *p, size_t n, off_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!w)
-				errno = ENOSPC;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-		off += w;
-	}
-	return 0;
-}
-
 /* Copies the current entry's data into fd at its offsets (the holes of a
  * sparse member stay holes, but count), within the budget. */
 static int copy_data(struct extraction *x, const char *path, int fd)
@@ -137,7 +118,7 @@ static int copy_data(struct extraction *x, const char *path, int fd)
 	int64_t off = 0;
 	const void *p;
 	size_t n;
-	int r;
+	int r, err;
 
 	while ((r = archive_read_data_block(x->a, &p, &n, &off)) ==
 	       ARCHIVE_OK) {
@@ -146,9 +127,10 @@ static int copy_data(struct extraction *x, const char *path, int fd)
 					    " is out of range", off);
 		if (take(x, path, &size, (uint64_t)off + n))
 			return -1;
-		if (write_at(fd, p, n, (off_t)off))
+		err = fd_write_all(fd, p, n, off, NULL);
+		if (err)
 			return member_error(x, path, "writing into %s: %s",
-					    x->dir, strerror(errno));
+					    x->dir, strerror(-err));
 	}
 	if (r != ARCHIVE_EOF)
 		return member_error(x, path, "%s", archive_error_string(x->a) ?

@@ -17,6 +17,7 @@
 #include "offline/sync_info.h"
 #include "util/wire.h"
 #include "trace/reader.h"
+#include "util/fd_io.h"
 #include "util/tempfile.h"
 
 #define TRACE_FIELD_PACKET 1
@@ -56,7 +57,7 @@ static int spool_stdin(struct input *in)
 	if (fd < 0)
 		return fail(in, "cannot spool standard input", errno);
 	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
-		size_t done = 0;
+		int err;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -65,18 +66,11 @@ static int spool_stdin(struct input *in)
 			close(fd);
 			return -1;
 		}
-		while (done < (size_t)n) {
-			ssize_t w = write(fd, buf + done, (size_t)n - done);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				fail(in, "cannot spool standard input",
-				     w < 0 ? errno : ENOSPC);
-				close(fd);
-				return -1;
-			}
-			done += (size_t)w;
+		err = fd_write_all(fd, buf, (size_t)n, -1, NULL);
+		if (err) {
+			fail(in, "cannot spool standard input", -err);
+			close(fd);
+			return -1;
 		}
 	}
 	in->stdin_fd = fd;

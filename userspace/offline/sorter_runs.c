@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fd_io.h"
 #include "util/tempfile.h"
 #include "util/wire.h"
 
@@ -40,24 +41,6 @@ int run_file_reset(struct run_file *f)
 	return 0;
 }
 
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -ENOSPC;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 void run_writer_begin(struct run_writer *w, struct run_file *f, uint8_t *buf,
 		      size_t cap)
 {
@@ -70,7 +53,8 @@ void run_writer_begin(struct run_writer *w, struct run_file *f, uint8_t *buf,
 
 static int writer_flush(struct run_writer *w)
 {
-	int err = pwrite_all(w->f->fd, w->buf, w->len, w->f->size);
+	int err = fd_write_all(w->f->fd, w->buf, w->len,
+				 (int64_t)w->f->size, NULL);
 
 	if (err)
 		return err;
@@ -88,7 +72,8 @@ static int writer_put(struct run_writer *w, const uint8_t *p, size_t n)
 	if (w->len + n > w->cap && (err = writer_flush(w)))
 		return err;
 	if (n > w->cap) {
-		err = pwrite_all(w->f->fd, p, n, w->f->size);
+		err = fd_write_all(w->f->fd, p, n, (int64_t)w->f->size,
+				   NULL);
 		if (err)
 			return err;
 		w->f->size += n;

@@ -9,26 +9,10 @@
 #include <unistd.h>
 
 #include "output/owner.h"
+#include "util/fd_io.h"
 #include "util/wire.h"
 
 #define WRITER_BUF (1u << 20)
-
-static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
-{
-	*done = 0;
-	while (*done < n) {
-		ssize_t w = write(fd, p + *done, n - *done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -ENOSPC;
-		*done += (size_t)w;
-	}
-	return 0;
-}
 
 /* Length of the longest prefix of buf[0..n) made of whole records (the
  * buffer holds only records: 0x0A, varint length, payload). */
@@ -61,7 +45,7 @@ int file_writer_flush(struct file_writer *w)
 
 	if (w->err || !w->len)
 		return w->err;
-	e = write_all(w->fd, w->buf, w->len, &done);
+	e = fd_write_all(w->fd, w->buf, w->len, -1, &done);
 	if (e) {
 		/* Keep the whole records that made it; cut the torn one. */
 		uint64_t keep = w->committed + whole_records(w->buf, done);
