@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offline/grow.h"
+#include "util/grow.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {

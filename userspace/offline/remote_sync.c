@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offline/grow.h"
+#include "util/grow.h"
 #include "offline/snapshots.h"
 #include "util/wire.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offline/grow.h"
+#include "util/grow.h"
 #include "offline/machines.h"
 #include "util/wire.h"
 

@@ -12,7 +12,7 @@
 
 #include "offline/archive.h"
 #include "offline/format.h"
-#include "offline/grow.h"
+#include "util/grow.h"
 
 #define MANIFEST_MAX_BYTES (16u << 20)
 

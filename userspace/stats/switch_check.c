@@ -1,5 +1,6 @@
 /* Per-CPU prev_pid check of sched_switch events (see switch_check.h). */
 #include "stats/switch_check.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,23 +29,6 @@ static int cmp_sw(const void *pa, const void *pb)
 static size_t min_n(size_t a, size_t b)
 {
 	return a < b ? a : b;
-}
-
-static int grow(struct switch_check *s, size_t cpu)
-{
-	struct switch_cpu *c;
-	size_t i, n = cpu + 1;
-
-	if (cpu < s->ncpu)
-		return 0;
-	c = realloc(s->cpu, n * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	for (i = s->ncpu; i < n; i++)
-		c[i] = (struct switch_cpu){ -1, false, false };
-	s->cpu = c;
-	s->ncpu = n;
-	return 0;
 }
 
 /* One switch on CPU c, as trace_processor's sched tracker takes it. */
@@ -100,7 +84,8 @@ int switch_check_bundle(struct switch_check *s, const Bundle *b)
 			     b->compact_sched->n_switch_next_pid);
 	if (!cap || !b->has_cpu || b->cpu >= MAX_CPU)
 		return 0;
-	if (grow(s, b->cpu))
+	if (grow_zeroed((void **)&s->cpu, &s->ncpu, (size_t)b->cpu + 1,
+			sizeof(*s->cpu)))
 		return -ENOMEM;
 	v = malloc(cap * sizeof(*v));
 	if (!v)

@@ -13,7 +13,7 @@
 #include "perfetto/trace.pb-c.h"
 
 struct switch_cpu {
-	int64_t running; /* next_pid of the last switch */
+	int64_t running; /* next_pid of the last switch, once known */
 	bool known;      /* some switch was seen: running is set */
 	bool open;       /* a slice is open (trace_processor's pending one) */
 };

@@ -9,6 +9,7 @@
 #include "offline/sync_info.h"
 #include "perfetto/trace.pb-c.h"
 #include "stats/switch_check.h"
+#include "util/grow.h"
 #include "trace/reader.h"
 
 typedef Perfetto__Protos__TraceStats__BufferStats BufferStats;
@@ -66,21 +67,6 @@ static int add(struct stat_table *t, const char *name, int64_t idx,
 	return 0;
 }
 
-static int grow_to(void **arr, size_t *n, size_t need, size_t elem)
-{
-	void *p;
-
-	if (need <= *n)
-		return 0;
-	p = realloc(*arr, need * elem);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *n * elem, 0, (need - *n) * elem);
-	*arr = p;
-	*n = need;
-	return 0;
-}
-
 /* The gather of the packet's machine (added when new); NULL when there
  * are too many or memory is out. */
 static struct mgather *machine_of(struct gather *g, const Packet *p)
@@ -92,7 +78,7 @@ static struct mgather *machine_of(struct gather *g, const Packet *p)
 		if (g->m[i].id == id)
 			return &g->m[i];
 	if (g->nm == MAX_MACHINES ||
-	    grow_to((void **)&g->m, &n, g->nm + 1, sizeof(*g->m)))
+	    grow_zeroed((void **)&g->m, &n, g->nm + 1, sizeof(*g->m)))
 		return NULL;
 	g->m[g->nm].id = id;
 	return &g->m[g->nm++];
@@ -116,10 +102,10 @@ static void note_sequence(struct gather *g, const Packet *p)
 		    PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID ||
 	    seq > (1u << 20))
 		return;
-	if (grow_to((void **)&g->seq_seen, &n, seq + 1, sizeof(uint32_t)))
+	if (grow_zeroed((void **)&g->seq_seen, &n, seq + 1, sizeof(uint32_t)))
 		return;
 	n = g->nseq;
-	if (grow_to((void **)&g->seq_dropped, &n, seq + 1, sizeof(uint64_t)))
+	if (grow_zeroed((void **)&g->seq_dropped, &n, seq + 1, sizeof(uint64_t)))
 		return;
 	g->nseq = n;
 	/* The first packet of a sequence always looks like a loss. */
@@ -135,7 +121,7 @@ static void trailer_stat(void *ctx, const struct sync_info_stat *s)
 	size_t n = g->ntr;
 	char *copy;
 
-	if (g->oom || grow_to((void **)&g->tr, &n, g->ntr + 1, sizeof(*g->tr)) ||
+	if (g->oom || grow_zeroed((void **)&g->tr, &n, g->ntr + 1, sizeof(*g->tr)) ||
 	    !(copy = strndup(s->name, s->name_len))) {
 		g->oom = true;
 		return;
@@ -196,7 +182,7 @@ static bool gather_machine(struct mgather *m, Packet *p)
 		uint32_t cpu = p->ftrace_events->cpu;
 
 		if (p->ftrace_events->lost_events && cpu < 4096 &&
-		    !grow_to((void **)&m->cpu_lost, &m->ncpu_lost, cpu + 1, 1))
+		    !grow_zeroed((void **)&m->cpu_lost, &m->ncpu_lost, cpu + 1, 1))
 			m->cpu_lost[cpu] = 1;
 		break;
 	}
@@ -422,7 +408,7 @@ static int trailer_rows(struct stat_table *t, struct gather *g)
 	size_t i;
 	int e = 0;
 
-	if (grow_to((void **)&t->names, &t->n_names, g->ntr, sizeof(char *)))
+	if (grow_zeroed((void **)&t->names, &t->n_names, g->ntr, sizeof(char *)))
 		return -ENOMEM;
 	for (i = 0; i < g->ntr && !e; i++) {
 		t->names[i] = g->tr[i].name;
