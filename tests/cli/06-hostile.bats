@@ -142,15 +142,16 @@ gen() {
 	not_crashed stats
 }
 
-@test "a ClockSnapshot with 5000 clocks takes less than 20 s" {
+@test "a ClockSnapshot with 5000 clocks is refused at once, at its offset" {
 	gen 'my $s = ""; for my $i (0 .. 4999) {
 		my $c = "\x08" . vi(1000 + $i) . "\x10" . vi(1000000 + $i);
 		$s .= "\x0a" . vi(length $c) . $c }
 	     print $SEQ, pkt("\x32" . vi(length $s) . $s)' >"$TMP/clocks.pb"
+	# at most 128 clocks a snapshot (dump converts to the trace clock too)
 	bounded dump "$TMP/clocks.pb"
-	not_crashed dump
+	fails_cleanly "$TMP/clocks.pb" "offset 4: clock_snapshot with more than 128 clocks" dump
 	bounded sync -q -o "$TMP/out.pb" "$TMP/clocks.pb"
-	not_crashed sync
+	fails_cleanly "$TMP/clocks.pb" "offset 4: clock_snapshot with more than 128 clocks" sync
 }
 
 @test "compressed_packets that inflate past 256 MiB are refused" {

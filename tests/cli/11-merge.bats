@@ -160,7 +160,7 @@ offset_manifest() {
 	1100000 fields=1004
 	2100000 fields=1003
 	EOF
-	! "$BTR" dump "$TMP/m.pb" | grep -q machine_id=1
+	! "$BTR" dump "$TMP/m.pb" | grep -q machine_id=1 || false
 }
 
 @test "remote_clock_sync places a machine of a multi-machine trace" {
@@ -183,7 +183,7 @@ offset_manifest() {
 	1100000 fields=1000
 	EOF
 	# the remote_clock_sync itself is left out: the times are converted
-	! "$BTR" dump "$TMP/o.pb" | grep -q remote_clock_sync
+	! "$BTR" dump "$TMP/o.pb" | grep -q remote_clock_sync || false
 	# without it, the same BOOTTIME would have been assumed
 	grep -v '^rsync' >"$TMP/norsync.txt" <<-'EOF'
 	sysinfo name=host
@@ -292,7 +292,7 @@ unrelatable_trace() {
 	[[ "$output" == *"clock_sync_unrelatable_clock_domains: 1"* ]]
 	[[ "$output" == *"2 packets dropped"* ]]
 	[[ "$output" == *"--strict"* ]]
-	! unknown_lines "$TMP/o.pb" | grep -q 1003
+	! unknown_lines "$TMP/o.pb" | grep -q 1003 || false
 	[ "$(stat_value "$TMP/o.pb" clock_sync_unrelatable_clock_domains)" -eq 1 ]
 	[ "$(stat_value "$TMP/o.pb" clock_sync_failure_undeferrable_packet_loss)" -eq 2 ]
 	run "$BTR" sync --strict -o "$TMP/s.pb" "$TMP/a.pb" "$TMP/d.pb"
@@ -365,7 +365,7 @@ trailer_rows() {
 	run "$BTR" sync --manifest "$TMP/m.json" -o "$TMP/o.pb" "$TMP/a.pb" "$TMP/b.pb" "$TMP/c.pb"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"trace_sorter_negative_timestamp_dropped: 1"* ]]
-	! unknown_lines "$TMP/o.pb" | grep -q 1001
+	! unknown_lines "$TMP/o.pb" | grep -q 1001 || false
 }
 
 # check_manifest_error JSON MESSAGE [INPUTS...]: exit 64 naming the field.
@@ -587,13 +587,16 @@ check_manifest_error() {
 	yb=$(exec_at "$TMP/b.pb")
 	merged=$(exec_at "$TMP/m.pb" | tr '\n' ' ')
 	read -r ma mb <<<"$merged"
-	[ -n "$xa" ] && [ -n "$yb" ] && [ -n "$mb" ]
+	[ -n "$xa" ]
+	[ -n "$yb" ]
+	[ -n "$mb" ]
 	# their wall clock gap, from each file's own REALTIME reading
 	want=$(( (real_b + yb - boot_b) - (real_a + xa - boot_a) ))
 	got=$(( mb - ma ))
 	echo "wall gap $want, merged gap $got"
 	[ "$want" -gt 2000000000 ]
-	[ $(( got - want )) -lt 1000000 ] && [ $(( want - got )) -lt 1000000 ]
+	[ $(( got - want )) -lt 1000000 ]
+	[ $(( want - got )) -lt 1000000 ]
 	# both machines, each with its name; beta's events carry machine_id=1
 	"$BTR" dump "$TMP/m.pb" >"$TMP/dump.txt"
 	grep -q 'system_info .*machine_name=alpha' "$TMP/dump.txt"

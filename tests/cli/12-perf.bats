@@ -60,7 +60,7 @@ perf_samples() {
 	grep -q '^    callstacks {' "$TMP/decoded.txt"
 	grep -q 'str: "operator+"' "$TMP/decoded.txt"
 	# with a trace on the machine, its names win: perf adds no ProcessTree
-	! grep -q 'process_tree' "$TMP/decoded.txt"
+	! grep -q 'process_tree' "$TMP/decoded.txt" || false
 	"$BTR" sync -q -o "$TMP/alone.pb" "$FIX/callchain.txt"
 	"$BTR" dump "$TMP/alone.pb" | grep -q '^[0-9]* - thread tid=24866 tgid=24866 name=busy$'
 }
@@ -76,7 +76,7 @@ perf_samples() {
 	# 2354.561658672 MONOTONIC is BOOTTIME + 1000 s
 	[ "$(perf_samples "$TMP/out.pb" | head -1)" = "3354561658672 0 tid=24866" ]
 	# sorted with the trace's packets
-	"$TOOLS/tracetimes" "$TMP/out.pb" | awk '$2 != "-" { if ($2 < last) exit 1; last = $2 }'
+	times_sorted "$TMP/out.pb"
 	# recorded with perf record -k boottime: no conversion
 	"$BTR" sync -q --perf-clock BOOTTIME -o "$TMP/boot.pb" "$TMP/trace.pb" "$FIX/callchain_ns.txt"
 	[ "$(perf_samples "$TMP/boot.pb" | head -1)" = "2354561658672 0 tid=24866" ]

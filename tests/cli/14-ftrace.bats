@@ -252,6 +252,9 @@ event_sequence() {
 @test "ftrace: matched switches and wakeups agree in order, state and timestamp" {
 	event_sequence "$FT/ftrace.n" >"$TMP/ftrace.s"
 	event_sequence "$FT/ours.n" >"$TMP/ours.s"
+	# pingpong alone switches and wakes thousands of times
+	[ "$(wc -l <"$TMP/ftrace.s")" -gt 2000 ] ||
+		fail "only $(wc -l <"$TMP/ftrace.s") events of the workload in ftrace"
 	[ "$(wc -l <"$TMP/ftrace.s")" -eq "$(wc -l <"$TMP/ours.s")" ] ||
 		fail "ftrace has $(wc -l <"$TMP/ftrace.s") events, ours $(wc -l <"$TMP/ours.s")"
 	# ftrace: CPU TID KIND TS STATE, then ours; delta = ours - ftrace.

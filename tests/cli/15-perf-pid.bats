@@ -57,7 +57,7 @@ pid_counts() {
 		# comm, then the tid right before the time: no pid/tid piece
 		[ "$(awk -v t="$tid" '$2 == t && $3 ~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]:$/' "$REC/perf.txt" | wc -l)" -gt 20 ]
 	done
-	! grep -q "$pid/" "$REC/perf.txt"
+	! grep -q "$pid/" "$REC/perf.txt" || false
 	grep -q " $pid/$(worker_tids | head -1) " "$REC/perf_pid.txt"
 }
 
@@ -105,7 +105,7 @@ pid_counts() {
 	[ "$traced" -eq 0 ]
 	[ "$from_tid" -eq "$without" ]
 	perf_samples "$TMP/alone.pb" | grep -q " pid=$tid tid=$tid\$"
-	! perf_samples "$TMP/alone.pb" | grep -q " pid=$pid tid=$tid\$"
+	! perf_samples "$TMP/alone.pb" | grep -q " pid=$pid tid=$tid\$" || false
 	# with the trace, but perf's text on another machine: its tids are
 	# not the trace's threads
 	cat >"$TMP/m.json" <<-EOF

@@ -45,9 +45,22 @@ protoc_decode() {
 }
 
 # A stat's value from `bpftrace-rec stats --json`: stat_value FILE NAME [IDX]
+# (summed over machines). Fails when stats fails or has no such row, so that
+# a renamed or missing stat cannot pass as 0.
 stat_value() {
-	"$BTR" stats --json "$1" | jq -r --arg n "$2" --argjson i "${3:-0}" \
-		'[.[] | select(.name == $n and (.idx == $i or .idx == null)) | .value] | add // 0'
+	local json
+	json=$("$BTR" stats --json "$1") || fail "stats $1 failed"
+	jq -er --arg n "$2" --argjson i "${3:-0}" \
+		'[.[] | select(.name == $n and (.idx == $i or .idx == null)) | .value]
+		 | if length == 0 then error("no stat row \($n)") else add end' <<<"$json"
+}
+
+# Fails unless the timestamps tracetimes reads from FILE never go back
+# (packets without one, "-", are skipped).
+times_sorted() {
+	"$TOOLS/tracetimes" "$1" >"$TMP/times.txt" || fail "tracetimes $1 failed"
+	[ -s "$TMP/times.txt" ]
+	awk '$2 != "-" { if ($2 < last) exit 1; last = $2 }' "$TMP/times.txt"
 }
 
 # Number of scheduler event lines in $TMP/dump.txt.
