@@ -189,3 +189,20 @@ load helpers
 	run "$BTR" dump "$TMP/t.pb"
 	[ "$status" -eq 0 ]
 }
+
+@test "the status line on a terminal counts drops while recording" {
+	need_root
+	# 4K rings for 2.5 s under a pipe benchmark drop; `script` gives a
+	# terminal
+	timeout 4 perf bench sched pipe -l 100000000 >/dev/null 2>&1 &
+	local load=$!
+	script -qec "\"$BTR\" --ringbuf-size 4K -d 2.5s -o \"$TMP/t.pb\"" \
+		"$TMP/tty.txt" >/dev/null 2>&1 || fail "recording failed: $(tail -c 500 "$TMP/tty.txt")"
+	kill "$load" 2>/dev/null || true
+	wait "$load" || true
+	tr '\r' '\n' <"$TMP/tty.txt" >"$TMP/lines.txt"
+	# a status line (a second in) with a non-zero count, then the summary
+	grep -aE '[0-9.]+s +[0-9]+ events +[0-9]+/s +[1-9][0-9]* dropped' "$TMP/lines.txt" ||
+		fail "no status line with drops: $(grep -a dropped "$TMP/lines.txt")"
+	grep -aE 'lost [1-9][0-9]*;' "$TMP/lines.txt"
+}

@@ -63,7 +63,7 @@ struct recorder {
 	struct child child;
 	struct status status;
 	struct rec_counts counts;
-	uint64_t *read_events; /* per CPU */
+	uint64_t *read_events; /* per CPU, for the trailer (records_read) */
 	struct user_clocks user_clocks;
 	uint64_t clock_seq;
 	int err; /* first error from the record callback */
@@ -126,15 +126,12 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	if (h->type == BTR_REC_CLOCK) {
 		if (len < sizeof(struct btr_clock))
 			return -EINVAL;
-		bundle_enc_note_lost(r->enc[cpu], h->lost);
-		return on_clock_record(r, data);
+		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
+		return e ? e : on_clock_record(r, data);
 	}
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
-	r->counts.by_type[h->type]++;
-	r->counts.events++;
-	r->read_events[cpu]++;
 	note_tids(r, h);
 	/* Streaming, and a drain pass fills the buffer faster than the
 	 * period writes it: write now rather than lose data. */
@@ -162,6 +159,41 @@ static int take_clock_snapshot(struct recorder *r)
 		return e;
 	e = capture_drain(r->cap);
 	return e < 0 ? e : 0;
+}
+
+/* Records the encoder of `cpu` took (its own count, by type). */
+static uint64_t records_read(const struct recorder *r, uint32_t cpu)
+{
+	const uint64_t *ev = bundle_enc_stats(r->enc[cpu])->events;
+	uint64_t n = 0;
+	uint32_t t;
+
+	for (t = 0; t < BTR_REC_TYPE_MAX; t++)
+		n += ev[t];
+	return n;
+}
+
+/* The counts of the status line and summary, from the encoders' own:
+ * records by type, and the losses the records carried so far (the BPF
+ * side's totals replace them at the end, report_accounting). */
+static void count_records(struct recorder *r)
+{
+	const struct bundle_enc_stats *st;
+	uint32_t cpu, t;
+
+	memset(r->counts.by_type, 0, sizeof(r->counts.by_type));
+	r->counts.events = r->counts.lost = r->counts.switch_unmatched = 0;
+	for (cpu = 0; r->enc && cpu < r->ncpus; cpu++) {
+		if (!r->enc[cpu])
+			continue;
+		st = bundle_enc_stats(r->enc[cpu]);
+		for (t = 0; t < BTR_REC_TYPE_MAX; t++) {
+			r->counts.by_type[t] += st->events[t];
+			r->counts.events += st->events[t];
+		}
+		r->counts.lost += st->lost;
+		r->counts.switch_unmatched += st->switch_unmatched;
+	}
 }
 
 static int flush_encoders(struct recorder *r)
@@ -359,6 +391,8 @@ static int run_loop(struct recorder *r)
 		now = clocks_boottime_ns();
 		if (!e)
 			e = periodic_work(r, now, next);
+		if (status_due(&r->status, now))
+			count_records(r);
 		status_tick(&r->status, now, &r->counts,
 			    file_writer_bytes(&r->out.file));
 	}
@@ -391,9 +425,12 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 {
 	struct recorder *r = ctx;
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
-	uint32_t nseq, *seqs = sequence_ids(r->ncpus, &nseq);
+	uint32_t nseq = 0, *seqs = sequence_ids(r->ncpus, &nseq);
+	uint32_t cpu;
 	int e = -ENOMEM;
 
+	for (cpu = 0; cpu < r->ncpus; cpu++)
+		r->read_events[cpu] = records_read(r, cpu);
 	if (acct && seqs)
 		e = capture_read_acct(r->cap, acct);
 	if (!e)
@@ -416,10 +453,12 @@ static void report_accounting(struct recorder *r)
 	const struct central_stats *cs = central_stats(r->out.buf);
 	uint32_t cpu, p;
 
+	count_records(r);
 	if (!acct || capture_read_acct(r->cap, acct)) {
 		free(acct);
 		return;
 	}
+	r->counts.lost = 0;
 	for (cpu = 0; cpu < r->ncpus; cpu++) {
 		uint64_t runs = 0;
 
@@ -428,9 +467,12 @@ static void report_accounting(struct recorder *r)
 		r->counts.lost += acct[cpu].lost_total;
 		log_debug("cpu %u: %llu program runs, %llu records read, %llu dropped",
 			  cpu, (unsigned long long)runs,
-			  (unsigned long long)r->read_events[cpu],
+			  (unsigned long long)records_read(r, cpu),
 			  (unsigned long long)acct[cpu].lost_total);
 	}
+	if (r->counts.clock_skipped)
+		log_debug("%llu clock snapshots skipped: their ring was full",
+			  (unsigned long long)r->counts.clock_skipped);
 	log_debug("buffer: %llu chunks written, %llu overwritten, %llu discarded, %llu packets lost",
 		  (unsigned long long)cs->chunks_written,
 		  (unsigned long long)cs->chunks_overwritten,
@@ -459,16 +501,6 @@ static int finish(struct recorder *r)
 	if (e == -EFBIG && r->out.file.limit_reached)
 		e = 0; /* the file ends at the limit, by request */
 	return e < 0 ? e : 0;
-}
-
-static void count_unmatched(struct recorder *r)
-{
-	uint32_t cpu;
-
-	for (cpu = 0; r->enc && cpu < r->ncpus; cpu++)
-		if (r->enc[cpu])
-			r->counts.switch_unmatched +=
-				bundle_enc_stats(r->enc[cpu])->switch_unmatched;
 }
 
 static void cleanup(struct recorder *r)
@@ -539,7 +571,6 @@ int cmd_record(int argc, char **argv)
 	e = run_loop(&r);
 	if (!e)
 		e = finish(&r);
-	count_unmatched(&r);
 	status_summary(&r.status, clocks_boottime_ns(), &r.counts,
 		       file_writer_bytes(&r.out.file), r.o.output);
 	if (r.o.command && r.child.exited && !r.o.quiet)

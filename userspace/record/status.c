@@ -18,12 +18,17 @@ static double mib(uint64_t b)
 	return (double)b / (1024.0 * 1024.0);
 }
 
+bool status_due(const struct status *s, uint64_t now_ns)
+{
+	return !s->quiet && s->tty && now_ns - s->last_ns >= 1000000000ull;
+}
+
 void status_tick(struct status *s, uint64_t now_ns, const struct rec_counts *c,
 		 uint64_t bytes)
 {
 	double dt = (double)(now_ns - s->last_ns) / 1e9;
 
-	if (s->quiet || !s->tty || dt < 1.0)
+	if (!status_due(s, now_ns))
 		return;
 	fprintf(stderr,
 		"\r\033[K%.1fs  %llu events  %.0f/s  %llu dropped  %.1f MiB",
