@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "offline/rewrite.h"
+#include "util/grow.h"
 
 /* FtraceEventBundle, FtraceEvent and CompactSched field numbers. */
 enum {
@@ -36,6 +37,7 @@ struct bundle_ctx {
 	struct rewrite *rw;
 	struct wbuf *out;
 	struct btr_clock_key key;
+	uint32_t machine; /* of the bundle, where a bad clock is counted */
 	bool bad_clock; /* events cannot be converted: unknown source */
 	bool any;
 	int64_t first, last;
@@ -59,25 +61,13 @@ static int malformed(const char **why, const char *what)
 
 static int vec_reserve(struct u64vec *v, size_t n)
 {
-	size_t c = v->cap ? v->cap : 64;
-	uint64_t *p;
-
-	if (n <= v->cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	p = realloc(v->v, c * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	v->v = p;
-	v->cap = c;
-	return 0;
+	return grow_array((void **)&v->v, &v->cap, n, sizeof(*v->v), 64);
 }
 
 static bool convert(struct bundle_ctx *b, uint64_t raw, int64_t *ns)
 {
 	if (b->bad_clock) {
-		timeline_count_unknown_source(b->rw->tl);
+		timeline_count_unknown_source(b->rw->tl, b->machine);
 		return false;
 	}
 	return timeline_convert(b->rw->tl, b->key, raw, ns);
@@ -138,6 +128,7 @@ static int bundle_clock(struct bundle_ctx *b, const uint8_t *p, size_t n,
 	if (rc < 0)
 		return malformed(why, "malformed ftrace bundle");
 	*has_fclock = fclock != FCLOCK_BOOT;
+	b->machine = s->machine;
 	switch (fclock) {
 	case FCLOCK_BOOT:
 		id = b->rw->bundle_clock;

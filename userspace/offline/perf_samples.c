@@ -10,6 +10,7 @@
 
 #include "encode/packet.h"
 #include "perfetto/trace.pb-c.h"
+#include "util/grow.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__InternedData InternedData;
@@ -62,21 +63,7 @@ struct perf_samples {
 
 static int vec_reserve(struct vec *v, size_t need, size_t size)
 {
-	size_t cap = v->cap ? v->cap : 16;
-	void *p;
-
-	if (need <= v->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (cap > SIZE_MAX / size)
-		return -ENOMEM;
-	p = realloc(v->p, cap * size);
-	if (!p)
-		return -ENOMEM;
-	v->p = p;
-	v->cap = cap;
-	return 0;
+	return grow_array(&v->p, &v->cap, need, size, 16);
 }
 
 /* Room for n messages of `size` bytes and n pointers to them. */

@@ -63,7 +63,7 @@ static bool packet_time(struct rewrite *rw, const struct packet_info *info,
 	if (!clock)
 		clock = rw->default_clock;
 	if (clock_scope_key_tag(s, tag, clock, info->seq_id, &key)) {
-		timeline_count_unknown_source(rw->tl);
+		timeline_count_unknown_source(rw->tl, s->machine);
 		return false;
 	}
 	return timeline_convert(rw->tl, key, info->ts, ns);
@@ -138,7 +138,6 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 	memset(res, 0, sizeof(*res));
 	if (seq_state_update(&rw->seqs, info))
 		return -ENOMEM;
-	rw->tl->machine = scope.machine;
 	if (info->has_ts && !packet_time(rw, info, &scope, tag, &ts)) {
 		timeline_count(rw->tl, rw->tl->stats, scope.machine,
 			       SYNC_STAT_PACKET_LOSS, 1);

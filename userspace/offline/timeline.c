@@ -65,7 +65,6 @@ int timeline_init(struct timeline *tl)
 	tl->graph = btr_clock_graph_new();
 	tl->stats = NULL;
 	tl->by_machine = (struct machine_stats){ 0 };
-	tl->machine = 0;
 	machine_table_init(&tl->machines);
 	timeline_set_trace_clock(tl, BTR_CLOCK_BOOTTIME);
 	return tl->graph ? 0 : -ENOMEM;
@@ -114,9 +113,9 @@ void timeline_set_trace_clock(struct timeline *tl, uint32_t id)
 	timeline_set_trace_key(tl, (struct btr_clock_key){ id, 0, 0, 0 });
 }
 
-void timeline_count_unknown_source(struct timeline *tl)
+void timeline_count_unknown_source(struct timeline *tl, uint32_t machine)
 {
-	timeline_count(tl, tl->stats, tl->machine, SYNC_STAT_UNKNOWN_SOURCE, 1);
+	timeline_count(tl, tl->stats, machine, SYNC_STAT_UNKNOWN_SOURCE, 1);
 }
 
 /* The int64 whose two's complement is v. */

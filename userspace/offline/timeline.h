@@ -73,8 +73,6 @@ struct timeline {
 	 * those of its inputs' own trailers, sync_info.h): empty until
 	 * timeline_count_machines. */
 	struct machine_stats by_machine;
-	uint32_t machine; /* of the packet being converted: where
-			   * timeline_count_unknown_source counts */
 };
 
 /* Returns 0 or -ENOMEM. The trace clock starts as BOOTTIME of machine 0. */
@@ -101,7 +99,7 @@ bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
 
 /* Counts a timestamp whose clock could not even be named (a
  * sequence-scoped clock on sequence 0, an unknown ftrace clock) as a
- * conversion from an unknown source clock, on tl->machine. */
-void timeline_count_unknown_source(struct timeline *tl);
+ * conversion from an unknown source clock, on `machine`. */
+void timeline_count_unknown_source(struct timeline *tl, uint32_t machine);
 
 #endif
