@@ -136,3 +136,44 @@ recording_caps() {
 	run timeout 10 "$BTR" -q -d 0.3 -o "$TMP/dir"
 	[ "$status" -eq 1 ]
 }
+
+@test "a full standard output fails every command, with a message" {
+	need_root
+	record_cmd -q -d 0.3s
+	local cmd
+	for cmd in "dump" "dump --json" "stats" "stats --json"; do
+		run bash -c "\"$BTR\" $cmd \"$TMP/trace.pb\" >/dev/full"
+		[ "$status" -eq 1 ] || fail "$cmd: exit $status"
+		[[ "$output" == *"standard output: write error"* ]] || fail "$cmd: $output"
+	done
+	run bash -c "\"$BTR\" sync -q -o - \"$TMP/trace.pb\" >/dev/full"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"write error: No space left on device"* ]]
+	run bash -c "\"$BTR\" -q -d 0.3s -o - >/dev/full"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stdout: No space left on device"* ]]
+}
+
+@test "sync to a path that cannot be created fails, naming it, and writes nothing" {
+	record_cmd -q -d 0.3s
+	run "$BTR" sync -q -o "$TMP/missing/out.pb" "$TMP/trace.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$TMP/missing/out.pb: No such file or directory"* ]]
+	[ ! -e "$TMP/missing" ]
+}
+
+@test "sync onto a full file system fails and leaves no cut output" {
+	need_root
+	record_cmd -q -- perf bench sched pipe -l 20000
+	[ "$(stat -c %s "$TMP/trace.pb")" -gt 131072 ]
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=64k tmpfs "$TMP/small"
+	local rc=0
+	"$BTR" sync -q -o "$TMP/small/out.pb" "$TMP/trace.pb" 2>"$TMP/err" || rc=$?
+	ls -A "$TMP/small" >"$TMP/left.txt"
+	umount "$TMP/small"
+	cat "$TMP/err"
+	[ "$rc" -eq 1 ]
+	grep -q "$TMP/small/out.pb: write error: No space left on device" "$TMP/err"
+	[ ! -s "$TMP/left.txt" ]
+}

@@ -281,10 +281,8 @@ int cmd_dump(int argc, char **argv)
 	} else {
 		status = dump_in_trace_clock(&c, args.path);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		log_error("standard output: write error");
+	if (!log_stdout_ok())
 		status = EXIT_FAIL;
-	}
 	line_free(&c.line);
 	sched_state_free(&c.sched);
 	return status;

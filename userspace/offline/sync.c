@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "offline/clock_names.h"
@@ -413,6 +414,7 @@ static int write_out(const struct sync_args *a, struct sorter *s,
 {
 	struct file_writer w;
 	int err = file_writer_open(&w, a->out);
+	bool created;
 
 	if (err) {
 		file_writer_discard(&w);
@@ -431,9 +433,12 @@ static int write_out(const struct sync_args *a, struct sorter *s,
 		file_writer_discard(&w);
 		return EXIT_FAIL;
 	}
+	created = w.created;
 	err = file_writer_close(&w);
 	if (err) {
 		log_error("%s: write error: %s", a->out, strerror(-err));
+		if (created)
+			unlink(a->out); /* a cut merge would pass for a whole one */
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -139,11 +139,15 @@ int cmd_stats(int argc, char **argv)
 		log_error("%s", err);
 		return EXIT_FAIL;
 	}
-	if (a.json)
-		rc = print_json(&t);
-	else
-		print_text(&t);
 	rc = a.fail_on_loss && has_loss(&t) ? EXIT_LOSS : EXIT_OK;
+	if (a.json && print_json(&t)) {
+		log_error("%s: out of memory", a.file);
+		rc = EXIT_FAIL;
+	} else if (!a.json) {
+		print_text(&t);
+	}
+	if (!log_stdout_ok())
+		rc = EXIT_FAIL;
 	stat_table_free(&t);
 	return rc;
 }

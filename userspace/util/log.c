@@ -1,8 +1,10 @@
 /* Diagnostics on stderr with the program name and a severity. */
 #include "util/log.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int log_verbosity;
 
@@ -28,3 +30,16 @@ LOG_FN(log_error, -1, "error: ")
 LOG_FN(log_warn, 0, "warning: ")
 LOG_FN(log_info, 0, "")
 LOG_FN(log_debug, 1, "debug: ")
+
+bool log_stdout_ok(void)
+{
+	int errnum = 0;
+
+	if (fflush(stdout) != 0)
+		errnum = errno;
+	if (!errnum && !ferror(stdout))
+		return true;
+	log_error("standard output: write error%s%s", errnum ? ": " : "",
+		  errnum ? strerror(errnum) : "");
+	return false;
+}

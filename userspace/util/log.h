@@ -13,4 +13,9 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Flushes standard output, where the commands print their data; false
+ * after reporting the error when a write failed (a full disk, a closed
+ * pipe), so that the command exits non-zero. */
+bool log_stdout_ok(void);
+
 #endif
