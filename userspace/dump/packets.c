@@ -295,34 +295,19 @@ static void sync_info_stat(void *ctx, const struct sync_info_stat *s)
 /* The trailer `sync` writes (offline/sync_info.h); false if p is not one. */
 static bool sync_info(struct dump_ctx *c, const Packet *p)
 {
-	size_t i;
+	const uint8_t *data;
+	uint32_t clock;
+	struct line *l;
+	size_t n;
 
-	for (i = 0; i < p->base.n_unknown_fields; i++) {
-		const ProtobufCMessageUnknownField *f =
-			&p->base.unknown_fields[i];
-		const uint8_t *data = f->data;
-		uint64_t len = 0;
-		size_t n;
-		uint32_t clock;
-		struct line *l;
-
-		if (f->tag != SYNC_INFO_FIELD ||
-		    f->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
-			continue;
-		/* protobuf-c keeps the length prefix with the payload */
-		n = wire_get_varint(data, data + f->len, &len);
-		if (!n || len != f->len - n)
-			continue;
-		data += n;
-		l = dump_begin(c, "sync_info", PKT_TS(p), false, 0);
-		if (sync_info_read(data, (size_t)len, &clock, NULL))
-			line_str(l, "trace_clock", clock_label(l, clock));
-		sync_info_each_machine_stat(data, (size_t)len, sync_info_stat,
-					    l);
-		dump_end(c);
-		return true;
-	}
-	return false;
+	if (!sync_info_find(&p->base, &data, &n))
+		return false;
+	l = dump_begin(c, "sync_info", PKT_TS(p), false, 0);
+	if (sync_info_read(data, n, &clock, NULL))
+		line_str(l, "trace_clock", clock_label(l, clock));
+	sync_info_each_machine_stat(data, n, sync_info_stat, l);
+	dump_end(c);
+	return true;
 }
 
 /* A CPU stack sample (perf script text imported by `sync`). */

@@ -169,3 +169,26 @@ void sync_info_read_machines(const uint8_t *p, size_t n,
 
 	sync_info_each_machine_stat(p, n, fold_stat, &x);
 }
+
+bool sync_info_find(const ProtobufCMessage *pkt, const uint8_t **p,
+		    size_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < pkt->n_unknown_fields; i++) {
+		const ProtobufCMessageUnknownField *f = &pkt->unknown_fields[i];
+		uint64_t len = 0;
+		size_t k;
+
+		if (f->tag != SYNC_INFO_FIELD ||
+		    f->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+			continue;
+		k = wire_get_varint(f->data, f->data + f->len, &len);
+		if (!k || len != f->len - k)
+			continue;
+		*p = f->data + k;
+		*n = (size_t)len;
+		return true;
+	}
+	return false;
+}

@@ -39,10 +39,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <protobuf-c/protobuf-c.h>
+
 #include "offline/timeline.h"
 #include "util/wire.h"
 
 #define SYNC_INFO_FIELD 536870000u
+
+/* The BtrSyncInfo payload among the unknown fields protobuf-c kept of a
+ * decoded TracePacket (with their length prefix): true with *p and *n
+ * set, false if the packet holds none. */
+bool sync_info_find(const ProtobufCMessage *pkt, const uint8_t **p,
+		    size_t *n);
 
 /* Builds the trailer TracePacket into b (emptied first): tl's trace
  * clock, the totals st, split by machine as tl->by_machine counts them

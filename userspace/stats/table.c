@@ -132,27 +132,15 @@ static void trailer_stat(void *ctx, const struct sync_info_stat *s)
 /* The stats of sync's trailer (the last one wins). */
 static void note_trailer(struct gather *g, const Packet *p)
 {
-	size_t i, k;
+	const uint8_t *data;
+	size_t n, k;
 
-	for (i = 0; i < p->base.n_unknown_fields; i++) {
-		const ProtobufCMessageUnknownField *f =
-			&p->base.unknown_fields[i];
-		uint64_t len = 0;
-		size_t n;
-
-		if (f->tag != SYNC_INFO_FIELD ||
-		    f->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
-			continue;
-		/* protobuf-c keeps the length prefix with the payload */
-		n = wire_get_varint(f->data, f->data + f->len, &len);
-		if (!n || len != f->len - n)
-			continue;
-		for (k = 0; k < g->ntr; k++)
-			free(g->tr[k].name);
-		g->ntr = 0;
-		sync_info_each_machine_stat(f->data + n, (size_t)len,
-					    trailer_stat, g);
-	}
+	if (!sync_info_find(&p->base, &data, &n))
+		return;
+	for (k = 0; k < g->ntr; k++)
+		free(g->tr[k].name);
+	g->ntr = 0;
+	sync_info_each_machine_stat(data, n, trailer_stat, g);
 }
 
 static bool gather_machine(struct mgather *m, Packet *p)
