@@ -157,12 +157,6 @@ static uint64_t key_hash(struct btr_clock_key k)
 
 /* ---- arithmetic ---- */
 
-/* The int64 whose two's complement is v (no implementation-defined cast). */
-static int64_t wrap_i64(uint64_t v)
-{
-	return v <= INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1;
-}
-
 /* ---- memory ---- */
 
 static void *cg_realloc(struct btr_clock_graph *g, void *p, size_t size)
@@ -345,7 +339,7 @@ static int items_load(struct btr_clock_graph *g,
 
 		items[i] = (struct cg_item){
 			.key = r[i].key,
-			.value = wrap_i64(r[i].ts * unit),
+			.value = btr_wrap_i64(r[i].ts * unit),
 			.unit = unit,
 			.clock = clock_find(g, r[i].key),
 			.incremental = r[i].incremental,
@@ -885,7 +879,7 @@ static int64_t path_apply(struct cg_path *p, int64_t ns)
 		struct cg_hop *h = &p->hops[k];
 		size_t row = hop_row(h, ns);
 
-		ns = wrap_i64((uint64_t)ns - (uint64_t)h->from[row] +
+		ns = btr_wrap_i64((uint64_t)ns - (uint64_t)h->from[row] +
 			      (uint64_t)h->to[row]);
 	}
 	return ns;
@@ -894,11 +888,11 @@ static int64_t path_apply(struct cg_path *p, int64_t ns)
 /* ts in ns; an incremental clock adds it to its running value. */
 static int64_t source_ns(struct cg_clock *c, int64_t ts)
 {
-	int64_t ns = wrap_i64((uint64_t)ts * c->unit);
+	int64_t ns = btr_wrap_i64((uint64_t)ts * c->unit);
 
 	if (!c->incremental)
 		return ns;
-	c->running = wrap_i64((uint64_t)c->running + (uint64_t)ns);
+	c->running = btr_wrap_i64((uint64_t)c->running + (uint64_t)ns);
 	return c->running;
 }
 
@@ -941,7 +935,7 @@ void btr_clock_graph_reset_incremental(struct btr_clock_graph *g,
 	uint32_t c = clock_find(g, key);
 
 	if (c != CG_NONE && g->clocks[c].incremental)
-		g->clocks[c].running = wrap_i64(raw * g->clocks[c].unit);
+		g->clocks[c].running = btr_wrap_i64(raw * g->clocks[c].unit);
 }
 
 /* ---- stats ---- */

@@ -48,6 +48,13 @@ enum btr_clock_id {
 
 /* Identity of a clock node. The graph compares the four fields and nothing
  * else; btr_clock_key_make() applies the scoping rule. */
+/* The int64 whose two's complement is v (no implementation-defined cast):
+ * how trace_processor reads a uint64 timestamp. */
+static inline int64_t btr_wrap_i64(uint64_t v)
+{
+	return v <= INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1;
+}
+
 struct btr_clock_key {
 	uint32_t clock_id;
 	uint32_t seq_id; /* trusted_packet_sequence_id, 64..127 only, else 0 */

@@ -118,19 +118,13 @@ void timeline_count_unknown_source(struct timeline *tl, uint32_t machine)
 	timeline_count(tl, tl->stats, machine, SYNC_STAT_UNKNOWN_SOURCE, 1);
 }
 
-/* The int64 whose two's complement is v. */
-static int64_t as_i64(uint64_t v)
-{
-	return v <= INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1;
-}
-
 bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
 		      uint64_t raw, int64_t *ns)
 {
 	enum btr_clock_result r;
 	int64_t out;
 
-	r = btr_clock_graph_convert(tl->graph, src, as_i64(raw),
+	r = btr_clock_graph_convert(tl->graph, src, btr_wrap_i64(raw),
 				    tl->trace_clock, &out);
 	if (r != BTR_CLOCK_OK) {
 		timeline_count(tl, tl->stats, src.machine,

@@ -33,7 +33,6 @@ struct procfs {
 	Thread **threads;
 	size_t nprocs, nthreads, cap_procs, cap_threads;
 	uint64_t scan_ts;
-	uint64_t emitted;
 };
 
 struct task_status {
@@ -245,7 +244,6 @@ static int emit_packet(struct procfs *p)
 		p->first_done = true;
 	}
 	e = packet_emit(p->sink, p->seq_id, &pkt);
-	p->emitted += p->nprocs;
 	clear_packet(p);
 	return e;
 }
@@ -347,11 +345,6 @@ void procfs_clear(struct procfs *p)
 	tidset_free(&p->seen_tids);
 	tidset_free(&p->seen_procs);
 	p->first_done = false; /* the next packet sets the cleared flag */
-}
-
-uint64_t procfs_processes_emitted(const struct procfs *p)
-{
-	return p->emitted;
 }
 
 struct procfs *procfs_new(struct packet_sink *sink, uint32_t seq_id)

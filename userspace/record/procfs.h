@@ -29,6 +29,5 @@ void procfs_forget_process(struct procfs *p, int32_t tgid);
 void procfs_clear(struct procfs *p);
 /* Scans the pending tids and emits one ProcessTree packet for them. */
 int procfs_flush(struct procfs *p);
-uint64_t procfs_processes_emitted(const struct procfs *p);
 
 #endif
