@@ -24,9 +24,16 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# Library flags come from pkg-config when make reads this file, so a target
+# that installs the packages first (record, test, sanitize, bench) builds in
+# a second make invocation, after `deps`. A build without them stops with
+# the names of the missing ones instead of failing to link.
 PKGS      := libbpf libprotobuf-c json-c libarchive zlib libelf libcap
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
+need_pkgs = $(if $(PKG_MISSING),$(error missing libraries: $(PKG_MISSING) \
+	(pkg-config); install the build dependencies first: make deps, as root))
 
 CFLAGS    ?= -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -65,7 +72,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
 
-.PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench
+.PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench bench-run
 
 all: $(BIN) $(TOOL_BINS)
 
@@ -92,11 +99,13 @@ $(SKEL): $(BPF_OBJ)
 	$(Q)$(BPFTOOL) gen skeleton $< name sched_bpf > $@
 
 $(OUT)/userspace/%.o: userspace/%.c $(PB_H) $(SKEL)
+	$(need_pkgs)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(BIN): $(OBJS) $(PB_OBJ)
+	$(need_pkgs)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -127,7 +136,8 @@ test: deps
 sanitize: deps
 	$(Q)ASAN_OPTIONS=detect_leaks=1 $(MAKE) --no-print-directory OUT=$(OUT)/san SAN=1 CC=clang unit cli
 
-record: deps all
+record: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BIN) -o trace.pb $(RECORD_ARGS)
 
 vmlinux:
@@ -155,7 +165,10 @@ $(BENCH_FLOOR): scripts/bench/floor.c $(BENCH_SKEL)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) -I$(OUT)/bench $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LDLIBS) -o $@
 
-bench: deps all $(BENCH_FLOOR)
+bench: deps
+	$(Q)$(MAKE) --no-print-directory bench-run
+
+bench-run: all $(BENCH_FLOOR)
 	$(Q)OUT=$(OUT) BTR_BIN=$(abspath $(BIN)) BTR_TOOLS=$(abspath $(OUT)/tests) \
 		BTR_FLOOR=$(abspath $(BENCH_FLOOR)) scripts/bench/run.sh
 

@@ -84,8 +84,7 @@ load helpers
 
 @test "recording without root fails with a clear error" {
 	need_root
-	run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		"$BTR" -d 1 -o "$TMP/x.pb"
+	run_as_nobody --inh-caps=-all -- "$BTR" -d 1 -o "$TMP/x.pb"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"CAP_BPF"* ]]
 }

@@ -13,7 +13,6 @@
 
 load helpers
 
-TRACEFS=/sys/kernel/tracing
 FT_EVENTS="sched/sched_switch sched/sched_waking sched/sched_wakeup_new
 	sched/sched_process_fork sched/sched_process_exec sched/sched_process_exit
 	task/task_newtask task/task_rename"
@@ -115,8 +114,7 @@ keep_evidence() {
 }
 
 setup_file() {
-	need_root
-	[ -d "$TRACEFS/instances" ] || fail "no tracefs instances under $TRACEFS"
+	tracefs_ensure
 	FT=$(mktemp -d /tmp/btr-ftrace.XXXXXX)
 	INST=$TRACEFS/instances/btr-test-$$
 	export FT INST
@@ -168,6 +166,7 @@ setup_file() {
 teardown_file() {
 	ftrace_remove
 	[ -e "$FT/.keep" ] || rm -rf "$FT"
+	tracefs_release
 }
 
 teardown() {

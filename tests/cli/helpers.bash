@@ -67,3 +67,45 @@ times_sorted() {
 count_sched_events() {
 	awk '$2 ~ /^[0-9]+$/ && $3 != "lost_events" && $3 != "ftrace_cpu_stats"' "$TMP/dump.txt" | wc -l
 }
+
+# Runs COMMAND... as nobody (uid/gid 65534, no groups) in bats' `run`, with
+# $BTR replaced by a copy nobody can execute: the clone under test may live
+# in a 0700 home (/root), where nobody cannot reach the built binary.
+# Extra setpriv options go before `--`: run_as_nobody [OPTS...] -- CMD...
+run_as_nobody() {
+	local opts=() arg copy="$TMP/nobody-bin/bpftrace-rec"
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ "${1:-}" = -- ] && shift
+	chmod 755 "$TMP"
+	if [ ! -x "$copy" ]; then
+		install -d -m 0755 "$TMP/nobody-bin"
+		install -m 0755 "$BTR" "$copy"
+	fi
+	local cmd=()
+	for arg in "$@"; do
+		if [ "$arg" = "$BTR" ]; then cmd+=("$copy"); else cmd+=("$arg"); fi
+	done
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "${opts[@]}" "${cmd[@]}"
+}
+
+# tracefs at $TRACEFS, mounted when it is not (a fresh machine has it
+# unmounted); tracefs_release unmounts it again if tracefs_ensure mounted it.
+# Call them from setup_file and teardown_file.
+TRACEFS=/sys/kernel/tracing
+tracefs_ensure() {
+	need_root
+	if [ ! -d "$TRACEFS/instances" ]; then
+		mount -t tracefs nodev "$TRACEFS" ||
+			fail "tracefs is not mounted and cannot be mounted on $TRACEFS"
+		BTR_TRACEFS_MOUNTED=$TRACEFS
+		export BTR_TRACEFS_MOUNTED
+	fi
+	[ -d "$TRACEFS/instances" ] || fail "no tracefs instances under $TRACEFS"
+}
+
+tracefs_release() {
+	[ -n "${BTR_TRACEFS_MOUNTED:-}" ] || return 0
+	umount "$BTR_TRACEFS_MOUNTED" ||
+		fail "cannot unmount the tracefs this test mounted on $BTR_TRACEFS_MOUNTED"
+	unset BTR_TRACEFS_MOUNTED
+}

@@ -1,8 +1,13 @@
 /* Test workload: two processes ping-pong a byte over two pipes N times
  * (default 2000), so each blocks and is woken once per round. Each prints
- * its pid, its name and its own context-switch counts from getrusage:
+ * its pid, its name and the context switches it made from its own start
+ * (main() for the parent, the fork for the child) to its report, as the
+ * difference of two getrusage calls:
  *   pingpong pid=P role=parent|child nvcsw=N nivcsw=M
- * The recorder's tests compare these with the switch-outs in the trace. */
+ * The recorder's tests compare these with the switch-outs in the trace.
+ * getrusage alone would also count switches made before exec (a recorder
+ * that starts its command after capture is ready holds it there), which no
+ * trace of the program sees. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +32,16 @@ static int xfer(int rd, int wr, int rounds, int first)
 	return 0;
 }
 
+/* Switch counts at the start of this process's own work. */
+static struct rusage start;
+
 static void report(const char *role)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
 	printf("pingpong pid=%d role=%s nvcsw=%ld nivcsw=%ld\n", getpid(), role,
-	       ru.ru_nvcsw, ru.ru_nivcsw);
+	       ru.ru_nvcsw - start.ru_nvcsw, ru.ru_nivcsw - start.ru_nivcsw);
 	fflush(stdout);
 }
 
@@ -43,6 +51,7 @@ int main(int argc, char **argv)
 	int a[2], b[2], status;
 	pid_t pid;
 
+	getrusage(RUSAGE_SELF, &start);
 	if (rounds <= 0 || pipe(a) || pipe(b)) {
 		fprintf(stderr, "usage: pingpong [ROUNDS > 0]\n");
 		return 2;
@@ -51,6 +60,7 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
+		getrusage(RUSAGE_SELF, &start);
 		prctl(PR_SET_NAME, "pingpong-child");
 		if (xfer(a[0], b[1], rounds, 0))
 			_exit(1);
