@@ -52,7 +52,7 @@ key=$(printf '%s\n' "$SUITE" "$INCLUDE" "$MIRROR" "$SECURITY" | sha256sum | cut 
 tarball=$cache/$SUITE-minbase-$key.tar
 if [ ! -s "$tarball" ]; then
 	log "building a minimal $SUITE root (mmdebstrap --variant=minbase)"
-	mmdebstrap --quiet --variant=minbase --mode=root --include="$INCLUDE" \
+	mmdebstrap --quiet --variant=minbase --mode=root --format=tar --include="$INCLUDE" \
 		"$SUITE" "$tarball.part" \
 		"deb $MIRROR $SUITE main" \
 		"deb $MIRROR $SUITE-updates main" \
