@@ -51,12 +51,17 @@ static int unit_passed, unit_failed;
 		}                                                              \
 	} while (0)
 
+/* A test that made no check at all proves nothing: it fails. */
 #define RUN(fn)                                                                \
 	do {                                                                   \
-		int before_ = unit_failed;                                     \
+		int failed_ = unit_failed, checks_ = unit_passed + unit_failed; \
 		fn();                                                          \
+		if (unit_passed + unit_failed == checks_) {                    \
+			unit_failed++;                                         \
+			fprintf(stderr, "%s: made no check\n", #fn);           \
+		}                                                              \
 		fprintf(stderr, "%s %s\n",                                     \
-			unit_failed == before_ ? "ok  " : "FAIL", #fn);        \
+			unit_failed == failed_ ? "ok  " : "FAIL", #fn);        \
 	} while (0)
 
 static inline int unit_finish(void)
