@@ -43,14 +43,13 @@ override LDFLAGS += $(SAN_FLAGS)
 endif
 WARN      := -Wall -Wextra -Werror
 override CPPFLAGS += -D_GNU_SOURCE -DBTR_VERSION='"$(VERSION)"' \
-		-Iuserspace -Ibpf -I$(OUT) -I$(OUT)/protos $(PKG_CFLAGS)
+		-Iuserspace -Ibpf -I$(OUT)/bpf -I$(OUT)/protos $(PKG_CFLAGS)
 override CFLAGS += -std=c11 -MMD -MP
 LDLIBS    := $(PKG_LIBS) -lm
 
-# BPF
-BPF_SRC   := bpf/sched.bpf.c
-BPF_OBJ   := $(OUT)/sched.bpf.o
-SKEL      := $(OUT)/sched.skel.h
+# BPF: every X.bpf.c becomes $(OUT)/X.bpf.o and its skeleton
+# $(OUT)/X.skel.h (named after the file: sched.bpf.c gives sched_bpf).
+SKEL      := $(OUT)/bpf/sched.skel.h
 CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
@@ -84,21 +83,23 @@ $(OUT)/protos/%.pb-c.c $(OUT)/protos/%.pb-c.h: protos/%.proto
 	$(Q)mkdir -p $(OUT)/protos
 	$(Q)$(PROTOC_C) --c_out=$(OUT)/protos -Iprotos $<
 
-$(OUT)/protos/%.pb-c.o: $(OUT)/protos/%.pb-c.c $(PB_H)
+$(OUT)/protos/%.pb-c.o: $(OUT)/protos/%.pb-c.c | $(PB_H)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Wno-unused-parameter -c $< -o $@
 
-$(BPF_OBJ): $(BPF_SRC) bpf/record.h vmlinux/$(ARCH)/vmlinux.h
+$(OUT)/%.bpf.o: %.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(OUT)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(CLANG_SYS_INCLUDES) \
-		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -c $< -o $@
+		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -MMD -MP -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name sched_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@
 
-$(OUT)/userspace/%.o: userspace/%.c $(PB_H) $(SKEL)
+# Generated headers must exist before the first compile (order-only); what
+# each object really includes is in its -MMD dependency file.
+$(OUT)/userspace/%.o: userspace/%.c | $(PB_H) $(SKEL)
 	$(need_pkgs)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
@@ -147,23 +148,13 @@ vmlinux:
 # no recording, perf record, bpftrace and the floor: the cheapest BPF
 # recorder of the same events (scripts/bench/floor*.c). ROUNDS=N, QUICK=1,
 # RESULTS=FILE (default $(OUT)/bench-results.json).
-BENCH_BPF_OBJ := $(OUT)/bench/floor.bpf.o
-BENCH_SKEL    := $(OUT)/bench/floor.skel.h
+BENCH_SKEL    := $(OUT)/scripts/bench/floor.skel.h
 BENCH_FLOOR   := $(OUT)/bench/floor
 
-$(BENCH_BPF_OBJ): scripts/bench/floor.bpf.c bpf/record.h vmlinux/$(ARCH)/vmlinux.h
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(CLANG_SYS_INCLUDES) \
-		-Ivmlinux/$(ARCH) -Ibpf -Wall -Werror -c $< -o $@
-
-$(BENCH_SKEL): $(BENCH_BPF_OBJ)
-	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@
-
-$(BENCH_FLOOR): scripts/bench/floor.c $(BENCH_SKEL)
+$(BENCH_FLOOR): scripts/bench/floor.c | $(BENCH_SKEL)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) -I$(OUT)/bench $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LDLIBS) -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) -I$(dir $(BENCH_SKEL)) $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LDLIBS) -o $@
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory bench-run
@@ -173,20 +164,25 @@ bench-run: all $(BENCH_FLOOR)
 		BTR_FLOOR=$(abspath $(BENCH_FLOOR)) scripts/bench/run.sh
 
 # fuzz: libFuzzer targets tests/fuzz/fuzz_*.c (clang), linked with the
-# userspace objects built with the sanitizers in $(FUZZ_OUT). `make fuzz`
-# runs each for FUZZ_SECONDS (default 60) on a copy of its seed corpus
-# ($(FUZZ_OUT)/corpus/TARGET, grown by the run) and stops at the first crash;
-# FUZZ_TARGETS=... picks targets, FUZZ_ARGS passes libFuzzer options.
+# userspace objects built with the sanitizers in $(FUZZ_OUT); the runs
+# themselves are scripts/fuzz.sh. `make fuzz` runs each target for
+# FUZZ_SECONDS (default 60) on a copy of its seeds and stops at the first
+# crash; FUZZ_TARGETS=... picks targets, FUZZ_ARGS passes libFuzzer options.
 # fuzz-build only builds; fuzz-regress replays the seeds and
 # tests/fuzz/regressions/ through every target; fuzz-coverage prints the
-# line coverage of userspace/ by the corpora (llvm-cov). See
-# tests/fuzz/README.md.
+# line coverage of FUZZ_COV_DIRS (under userspace/) by the corpora
+# (llvm-cov). See tests/fuzz/README.md.
 FUZZ_OUT     ?= $(OUT)/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_ARGS    ?=
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all \
 		-fsanitize=fuzzer-no-link,address,undefined
+FUZZ_COV_OUT := $(OUT)/fuzz-cov
+FUZZ_COV_DIRS := trace dump stats offline encode
+FUZZ_ENV     = FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_ARGS='$(FUZZ_ARGS)' FUZZ_TARGETS='$(FUZZ_TARGETS)' \
+		FUZZ_COV_OUT=$(FUZZ_COV_OUT) FUZZ_COV_DIRS='$(FUZZ_COV_DIRS)'
 
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-bins fuzz-coverage
 
@@ -202,53 +198,16 @@ $(OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_OBJS)
 		$(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 fuzz: fuzz-build
-	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
-		c=$(FUZZ_OUT)/corpus/$$t; log=$(FUZZ_OUT)/$$t.log; \
-		mkdir -p $$c $(FUZZ_OUT)/crashes; \
-		cp tests/fuzz/corpus/$$t/* $$c/; \
-		dict=; [ ! -f tests/fuzz/$$t.dict ] || dict=-dict=tests/fuzz/$$t.dict; \
-		echo "== $$t: $(FUZZ_SECONDS)s, log in $$log"; \
-		if ! $(FUZZ_OUT)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-			-rss_limit_mb=2048 -print_final_stats=1 $$dict \
-			-artifact_prefix=$(FUZZ_OUT)/crashes/$$t- $(FUZZ_ARGS) \
-			$$c >$$log 2>&1; then \
-			tail -n 60 $$log; \
-			echo "fuzz: $$t failed; input in $(FUZZ_OUT)/crashes/" >&2; \
-			exit 1; \
-		fi; \
-		grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units' $$log; \
-	done
+	$(Q)$(FUZZ_ENV) scripts/fuzz.sh run
 
 fuzz-regress: fuzz-build
-	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
-		files=$$(find tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t \
-			-type f 2>/dev/null | sort); \
-		echo "== $$t: $$(echo "$$files" | grep -c .) inputs"; \
-		[ -z "$$files" ] || $(FUZZ_OUT)/$$t -runs=1 $$files \
-			>$(FUZZ_OUT)/$$t.regress.log 2>&1 || \
-			{ tail -n 60 $(FUZZ_OUT)/$$t.regress.log; exit 1; }; \
-	done
-
-FUZZ_COV_OUT := $(OUT)/fuzz-cov
-LLVM_PROFDATA ?= llvm-profdata
-LLVM_COV     ?= llvm-cov
-FUZZ_COV_DIRS := trace dump stats offline encode
+	$(Q)$(FUZZ_ENV) scripts/fuzz.sh regress
 
 fuzz-coverage:
 	$(Q)$(MAKE) --no-print-directory OUT=$(FUZZ_COV_OUT) CC=$(CLANG) \
 		CFLAGS='-O0 -g -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer-no-link' \
 		FUZZ_TARGETS='$(FUZZ_TARGETS)' fuzz-bins
-	$(Q)set -e; d=$(FUZZ_COV_OUT); objs=; rm -f $$d/*.profraw; \
-	for t in $(FUZZ_TARGETS); do \
-		c=$(FUZZ_OUT)/corpus/$$t; [ -d $$c ] || c=tests/fuzz/corpus/$$t; \
-		r=; [ ! -d tests/fuzz/regressions/$$t ] || r=tests/fuzz/regressions/$$t; \
-		LLVM_PROFILE_FILE=$$d/$$t.profraw $$d/$$t -runs=0 $$c $$r \
-			>$$d/$$t.log 2>&1 || { tail -n 20 $$d/$$t.log; exit 1; }; \
-		objs="$${objs:+$$objs -object }$$d/$$t"; \
-	done; \
-	$(LLVM_PROFDATA) merge -sparse -o $$d/fuzz.profdata $$d/*.profraw; \
-	$(LLVM_COV) report -instr-profile=$$d/fuzz.profdata $$objs \
-		$(addprefix $(CURDIR)/userspace/,$(FUZZ_COV_DIRS))
+	$(Q)$(FUZZ_ENV) scripts/fuzz.sh coverage
 
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 
