@@ -250,6 +250,9 @@ static void test_time_exact(void)
 	CHECK_EQ_I64(ts("12.34"), 12340000000);
 	CHECK_EQ_I64(ts("0.000000001"), 1);
 	CHECK_EQ_I64(ts("0.0"), 0);
+	CHECK_EQ_I64(ts(".5"), 500000000);
+	CHECK_EQ_I64(ts(".123456"), 123456000);
+	CHECK_EQ_I64(ts(".000000001"), 1);
 	CHECK_EQ_I64(ts("007.100"), 7100000000);
 	CHECK_EQ_I64(ts("9223372036.854775807"), INT64_MAX);
 	/* every microsecond of a few seconds, where a double loses 1 ns */
@@ -266,7 +269,7 @@ static void test_time_exact(void)
 static void test_time_malformed(void)
 {
 	static const char *const bad[] = {
-		"", ".", "1", "1.", ".5", "1.1234567890", "1.5.", "-1.5",
+		"", ".", "1", "1.", ".1234567890", "1.1234567890", "1.5.", "-1.5",
 		"+1.5", "1 .5", "1. 5", "1a.5", "1.5a", "0x1.5",
 		"9223372036.854775808", "9223372037.0",
 		"99999999999999999999999.0", "1,5",
@@ -307,6 +310,9 @@ static void test_header_variants(void)
 	/* pid/tid and [cpu] */
 	expect_one("busy 10/11 [003] 5.5: 1 x (y)\n",
 		   "busy|10|11|3|5500000000|0||1 x (y)");
+	/* a timestamp with no whole seconds */
+	expect_one("busy 10/11 [003] .123456: 1 x (y)\n",
+		   "busy|10|11|3|123456000|0||1 x (y)");
 	/* comm with spaces, inner spacing kept */
 	expect_one("busy  worker 2 16321 [001] 1.000001:\n\t1 f (d)\n",
 		   "busy  worker 2|-1|16321|1|1000001000|0||1 f (d)");
@@ -689,6 +695,7 @@ static void test_detect(void)
 	CHECK(detect("\r\n\n# perf script --header\n#\nbusy 1 [000] 1.5: \r\n"));
 	CHECK(detect("  busy worker 2 5/6 1.000000001: 1 f (/x)"));
 	CHECK(detect("busy 1 1.5:\xc3")); /* cut inside a character */
+	CHECK(detect("busy 1/1 [000] .500000: 1 f (/x)\n")); /* 0.5 s */
 	CHECK(!detect(""));
 	CHECK(!detect("\n\n# only comments\n"));
 	CHECK(!detect("# tracer: nop\n#\n          <idle>-0     [000] d..2  "

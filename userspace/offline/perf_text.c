@@ -209,8 +209,11 @@ int perf_text_parse_time(const char *s, size_t n, int64_t *ns)
 		return -1;
 	nint = (size_t)(dot - s);
 	nfrac = n - nint - 1;
+	/* An empty integer part is 0 s (".123456" is 0.123456 s), as
+	 * Perfetto's importer reads it. */
+	sec = 0;
 	if (nfrac < 1 || nfrac > 9 ||
-	    !parse_u64(span_make(s, nint), (uint64_t)MAX_SEC, &sec) ||
+	    (nint && !parse_u64(span_make(s, nint), (uint64_t)MAX_SEC, &sec)) ||
 	    !parse_u64(span_make(dot + 1, nfrac), NS_PER_SEC, &frac))
 		return -1;
 	for (; nfrac < 9; nfrac++)

@@ -101,7 +101,8 @@ const char *perf_text_last_error(const struct perf_text *p, uint64_t *line);
  * comment parses as a sample header (a line cut by n is tried as is). */
 bool perf_text_detect(const uint8_t *head, size_t n);
 
-/* "seconds.fraction", 1 to 9 decimals, no sign or spaces -> exact ns.
+/* "seconds.fraction", 1 to 9 decimals, no sign or spaces -> exact ns; the
+ * seconds may be empty (".5" is 0.5 s).
  * Returns 0, or -1 when malformed or above INT64_MAX ns. */
 int perf_text_parse_time(const char *s, size_t n, int64_t *ns);
 
