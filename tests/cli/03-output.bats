@@ -65,11 +65,25 @@ load helpers
 	protoc_decode "$TMP/t.pb"
 }
 
-@test "recording stops when the command exits and reports its status" {
+@test "recording stops when the command exits and exits with its status" {
 	need_root
 	run "$BTR" -o "$TMP/t.pb" -- sh -c 'exit 7'
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 7 ]
 	[[ "$output" == *"command exited with status 7"* ]]
+	protoc_decode "$TMP/t.pb"
+	run "$BTR" -q -o "$TMP/t.pb" -- true
+	[ "$status" -eq 0 ]
+}
+
+@test "a command killed by a signal makes the recorder exit 128+N, trace complete" {
+	need_root
+	run "$BTR" -o "$TMP/t.pb" -- sh -c 'kill -KILL $$'
+	[ "$status" -eq 137 ]
+	[[ "$output" == *"command exited with status 137"* ]]
+	run "$BTR" -q -o "$TMP/t.pb" -- sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	protoc_decode "$TMP/t.pb"
+	grep -q "final_flush_outcome" "$TMP/decoded.txt"
 }
 
 @test "a command that cannot run fails and leaves no trace" {

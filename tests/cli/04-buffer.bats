@@ -137,6 +137,47 @@ load helpers
 	protoc_decode "$TMP/copy.pb" 
 }
 
+@test "a full file system at the final write (no --stream): exit 1, the file named, whole packets kept" {
+	need_root
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=64k tmpfs "$TMP/small"
+	local rc=0
+	"$BTR" -q -o "$TMP/small/t.pb" -- perf bench sched pipe -l 50000 \
+		>/dev/null 2>"$TMP/err" || rc=$?
+	cp "$TMP/small/t.pb" "$TMP/copy.pb"
+	umount "$TMP/small"
+	cat "$TMP/err"
+	[ "$rc" -eq 1 ]
+	grep -q "$TMP/small/t.pb: No space left on device" "$TMP/err"
+	# what fitted is whole packets: it decodes and holds events
+	protoc_decode "$TMP/copy.pb"
+	dump_trace "$TMP/copy.pb"
+	[ "$(grep -c ' sched_switch ' "$TMP/dump.txt")" -gt 100 ]
+}
+
+@test "a snapshot that cannot be written is reported and removed; recording goes on" {
+	need_root
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=64k tmpfs "$TMP/small"
+	local rc=0
+	# -o - puts snapshots in the working directory: the small tmpfs
+	(cd "$TMP/small" && "$BTR" -o - -- sh -c \
+		'perf bench sched pipe -l 50000 >/dev/null; kill -USR1 $PPID; sleep 1' \
+		>"$TMP/t.pb" 2>"$TMP/err") || rc=$?
+	local left
+	left=$(ls -A "$TMP/small")
+	umount "$TMP/small"
+	cat "$TMP/err"
+	[ "$rc" -eq 0 ]
+	grep -q "snapshot trace.1.pb: No space left on device" "$TMP/err"
+	[ -z "$left" ]
+	# the recording itself is complete
+	protoc_decode "$TMP/t.pb"
+	grep -q "final_flush_outcome" "$TMP/decoded.txt"
+	dump_trace "$TMP/t.pb"
+	[ "$(grep -c ' sched_switch ' "$TMP/dump.txt")" -gt 50000 ]
+}
+
 @test "stats: usage errors and a missing file" {
 	run "$BTR" stats
 	[ "$status" -eq 64 ]
@@ -145,9 +186,13 @@ load helpers
 	[[ "$output" == *"$TMP/none.pb"* ]]
 }
 
-@test "--file-write-period without --stream is a usage error" {
+@test "--file-write-period or --max-file-size without --stream is a usage error" {
 	run "$BTR" --file-write-period 1s
 	[ "$status" -eq 64 ]
+	run "$BTR" --max-file-size 1M -o "$TMP/t.pb"
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"need --stream"* ]]
+	[ ! -e "$TMP/t.pb" ]
 	run "$BTR" --fill-policy sometimes
 	[ "$status" -eq 64 ]
 	run "$BTR" -b 1K

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/log.h"
 
@@ -90,16 +91,24 @@ int output_snapshot(struct trace_output *t)
 	if (!path)
 		return -ENOMEM;
 	e = file_writer_open(&f, path);
-	if (!e)
-		e = write_all(t, &f, false, &header);
+	if (e) {
+		log_error("snapshot %s: %s", path, strerror(-e));
+		free(path);
+		return e;
+	}
+	e = write_all(t, &f, false, &header);
 	if (!e)
 		e = file_writer_close(&f);
 	else
 		file_writer_close(&f);
-	if (e)
-		log_error("snapshot %s: %s", path, strerror(-e));
-	else
+	if (e) {
+		/* A cut snapshot would look like a whole one: remove it. */
+		unlink(path);
+		log_error("snapshot %s: %s (the incomplete file is removed; "
+			  "recording goes on)", path, strerror(-e));
+	} else {
 		log_info("snapshot written to %s", path);
+	}
 	free(path);
 	return e;
 }

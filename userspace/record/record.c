@@ -540,7 +540,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct recorder r;
 	bool done;
-	int e, rc;
+	int e, rc, cmd_rc = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
 	rc = record_opts_parse(argc, argv, &r.o, &done);
@@ -573,14 +573,18 @@ int cmd_record(int argc, char **argv)
 		e = finish(&r);
 	status_summary(&r.status, clocks_boottime_ns(), &r.counts,
 		       file_writer_bytes(&r.out.file), r.o.output);
-	if (r.o.command && r.child.exited && !r.o.quiet)
-		log_info("command exited with status %d",
-			 child_exit_code(r.child.status));
+	/* A command that ended the recording gives its status, as a shell
+	 * reports it (128 + N when signal N killed it). */
+	if (r.o.command && r.child.exited) {
+		cmd_rc = child_exit_code(r.child.status);
+		if (!r.o.quiet)
+			log_info("command exited with status %d", cmd_rc);
+	}
 	cleanup(&r);
 	if (e)
 		report_write_error(&r, r.out.file.err ? r.out.file.err : e);
 	rc = output_close(&r.out);
 	if (!e && rc)
 		report_write_error(&r, rc);
-	return e || rc ? EXIT_FAIL : EXIT_OK;
+	return e || rc ? EXIT_FAIL : cmd_rc;
 }
