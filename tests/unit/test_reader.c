@@ -113,7 +113,7 @@ static const char *write_gzip(int slot, const char *name, const struct bytes *b)
 }
 
 /* The reader's message expected for `path` at `off`. */
-static const char *msg_at(const char *path, uint64_t off, const char *what)
+static const char *expected_at(const char *path, uint64_t off, const char *what)
 {
 	static char m[512];
 
@@ -287,7 +287,7 @@ static void test_gzip(void)
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at(path, 2 + a.len + 2, "truncated record at end of "
+		  expected_at(path, 2 + a.len + 2, "truncated record at end of "
 			 "gzip stream (payload cut short)"));
 	expect_result(r, TRACE_READ_END);
 	trace_reader_close(r);
@@ -301,7 +301,7 @@ static void test_gzip(void)
 	expect_packet(r, &a, 2 + a.len + 2 + 4 + big.len);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at(path, file.len,
+		  expected_at(path, file.len,
 			 "gzip stream ends without its trailer"));
 	trace_reader_close(r);
 
@@ -342,7 +342,7 @@ static void test_truncated_tail(void)
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at(path, 2 + a.len, "truncated record at end of file "
+		  expected_at(path, 2 + a.len, "truncated record at end of file "
 			 "(10 bytes declared, 3 left)"));
 	expect_result(r, TRACE_READ_END);
 	trace_reader_close(r);
@@ -355,7 +355,7 @@ static void test_truncated_tail(void)
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at(path, 2 + a.len, "truncated record at end of file "
+		  expected_at(path, 2 + a.len, "truncated record at end of file "
 			 "(length cut short)"));
 	trace_reader_close(r);
 
@@ -367,7 +367,7 @@ static void test_truncated_tail(void)
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at(path, 2 + a.len, "truncated record at end of file "
+		  expected_at(path, 2 + a.len, "truncated record at end of file "
 			 "(length cut short)"));
 	trace_reader_close(r);
 
@@ -379,7 +379,7 @@ static void test_truncated_tail(void)
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at(path, 2 + a.len, "truncated record at end of file "
+		  expected_at(path, 2 + a.len, "truncated record at end of file "
 			 "(value cut short)"));
 	trace_reader_close(r);
 	free(a.p), free(file.p);
@@ -400,7 +400,7 @@ static void expect_bad(const char *name, const void *bad, size_t n,
 	r = open_ok(path);
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_ERROR);
-	CHECK_STR(trace_reader_error(r), msg_at(path, 2 + a.len, what));
+	CHECK_STR(trace_reader_error(r), expected_at(path, 2 + a.len, what));
 	expect_result(r, TRACE_READ_ERROR);	/* sticky */
 	trace_reader_close(r);
 	free(a.p), free(file.p);
@@ -454,7 +454,7 @@ static void test_stdin(void)
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
 	CHECK_STR(trace_reader_error(r),
-		  msg_at("<stdin>", 2 + a.len, "truncated record at end of "
+		  expected_at("<stdin>", 2 + a.len, "truncated record at end of "
 			 "file (payload cut short)"));
 	trace_reader_close(r);
 	dup2(saved, STDIN_FILENO);

@@ -103,14 +103,25 @@ void dump_end(struct dump_ctx *c)
 
 void dump_warn(struct dump_ctx *c, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg_vat(msg, sizeof(msg), c->name, c->offset, fmt, ap);
 	va_end(ap);
 	fflush(stdout);
-	log_warn("%s: offset %" PRIu64 ": %s", c->name, c->offset, msg);
+	log_warn("%s", msg);
+}
+
+/* A packet the schema cannot decode ends the dump. */
+static int undecodable(const struct dump_ctx *c, uint64_t offset, size_t len)
+{
+	char msg[512];
+
+	fflush(stdout);
+	log_error("%s", msg_at(msg, sizeof(msg), c->name, offset,
+			       "cannot decode the TracePacket (%zu bytes)", len));
+	return EXIT_FAIL;
 }
 
 /* Prints every packet; returns the exit status. */
@@ -126,13 +137,8 @@ static int dump_trace(struct dump_ctx *c, struct trace_reader *r)
 		Perfetto__Protos__TracePacket *p =
 			perfetto__protos__trace_packet__unpack(NULL, len, pkt);
 
-		if (!p) {
-			fflush(stdout);
-			log_error("%s: offset %" PRIu64 ": cannot decode the "
-				  "TracePacket (%zu bytes)", c->name, offset,
-				  len);
-			return EXIT_FAIL;
-		}
+		if (!p)
+			return undecodable(c, offset, len);
 		c->offset = offset;
 		dump_packet(c, p);
 		perfetto__protos__trace_packet__free_unpacked(p, NULL);
@@ -161,13 +167,8 @@ static int dump_converted(void *ctx, const struct input_packet *ip,
 	if (res->dropped)
 		return 0;
 	p = perfetto__protos__trace_packet__unpack(NULL, res->len, res->data);
-	if (!p) {
-		fflush(stdout);
-		log_error("%s: offset %" PRIu64 ": cannot decode the "
-			  "TracePacket (%zu bytes)", c->name, ip->offset,
-			  ip->len);
-		return EXIT_FAIL;
-	}
+	if (!p)
+		return undecodable(c, ip->offset, ip->len);
 	c->offset = ip->offset;
 	dump_packet(c, p);
 	perfetto__protos__trace_packet__free_unpacked(p, NULL);

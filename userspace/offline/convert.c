@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "offline/machine_assign.h"
+#include "util/log.h"
 
 /* Scans every trace input; keeps going after an input error. */
 static int scan_all(struct input **inputs, size_t n, struct input **failed)
@@ -123,9 +124,8 @@ int convert_input(struct input *in, struct timeline *tl,
 		snap_list_replay(&in->snaps, tl->graph, p.index);
 		err = rewrite_packet(&rw, p.data, p.len, &p.info, &res, &why);
 		if (err == -1) {
-			snprintf(in->err, sizeof(in->err),
-				 "%s: offset %" PRIu64 ": malformed "
-				 "TracePacket: %s", in->name, p.offset, why);
+			msg_at(in->err, sizeof(in->err), in->name, p.offset,
+			       "malformed TracePacket: %s", why);
 			err = CONVERT_INPUT_ERROR;
 			break;
 		}

@@ -18,6 +18,7 @@
 #include "util/wire.h"
 #include "trace/reader.h"
 #include "util/fd_io.h"
+#include "util/log.h"
 #include "util/tempfile.h"
 
 #define TRACE_FIELD_PACKET 1
@@ -29,13 +30,9 @@ static int fail_at(struct input *in, uint64_t off, const char *fmt, ...)
 static int fail_at(struct input *in, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(in->err, sizeof(in->err), "%s: offset %" PRIu64 ": ",
-			 in->name, off);
 
-	if (n < 0 || (size_t)n >= sizeof(in->err))
-		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(in->err + n, sizeof(in->err) - (size_t)n, fmt, ap);
+	msg_vat(in->err, sizeof(in->err), in->name, off, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -11,6 +11,7 @@
 #include "stats/switch_check.h"
 #include "util/grow.h"
 #include "trace/reader.h"
+#include "util/log.h"
 
 typedef Perfetto__Protos__TraceStats__BufferStats BufferStats;
 typedef Perfetto__Protos__TracePacket Packet;
@@ -207,8 +208,8 @@ static int read_packets(struct gather *g, const char *path, char *err,
 		Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, pkt);
 
 		if (!p) {
-			snprintf(err, errlen, "%s: offset %llu: cannot decode the TracePacket",
-				 trace_reader_name(r), (unsigned long long)off);
+			msg_at(err, errlen, trace_reader_name(r), off,
+			       "cannot decode the TracePacket");
 			trace_reader_close(r);
 			return -1;
 		}

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/log.h"
+
 #define READ_CHUNK (64u << 10)
 #define VARINT_MAX 10
 
@@ -247,14 +249,9 @@ static int finish(struct trace_reader *r, int result, uint64_t off,
 		  const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(r->msg, sizeof(r->msg), "%s: offset %" PRIu64 ": ",
-		     r->name, off);
-	if (n < 0 || (size_t)n >= sizeof(r->msg))
-		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(r->msg + n, sizeof(r->msg) - (size_t)n, fmt, ap);
+	msg_vat(r->msg, sizeof(r->msg), r->name, off, fmt, ap);
 	va_end(ap);
 	r->done = true;
 	r->final = result == TRACE_READ_TRUNCATED ? TRACE_READ_END : result;

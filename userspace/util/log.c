@@ -2,6 +2,7 @@
 #include "util/log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,28 @@ LOG_FN(log_error, -1, "error: ")
 LOG_FN(log_warn, 0, "warning: ")
 LOG_FN(log_info, 0, "")
 LOG_FN(log_debug, 1, "debug: ")
+
+char *msg_vat(char *buf, size_t size, const char *name, uint64_t off,
+	      const char *fmt, va_list ap)
+{
+	int n = snprintf(buf, size, "%s: offset %" PRIu64 ": ", name, off);
+
+	if (n < 0 || (size_t)n >= size)
+		return buf;
+	vsnprintf(buf + n, size - (size_t)n, fmt, ap);
+	return buf;
+}
+
+char *msg_at(char *buf, size_t size, const char *name, uint64_t off,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg_vat(buf, size, name, off, fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 bool log_stdout_ok(void)
 {

@@ -4,7 +4,10 @@
 #ifndef BTR_LOG_H
 #define BTR_LOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 extern int log_verbosity; /* -1 quiet, 0 normal, 1 verbose */
 
@@ -12,6 +15,13 @@ void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "NAME: offset N: " and the formatted rest into buf (cut to fit): the one
+ * way every reader of an input names the place of a problem. Returns buf. */
+char *msg_at(char *buf, size_t size, const char *name, uint64_t off,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+char *msg_vat(char *buf, size_t size, const char *name, uint64_t off,
+	      const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Flushes standard output, where the commands print their data; false
  * after reporting the error when a write failed (a full disk, a closed
