@@ -127,7 +127,11 @@ static void test_trace_time_errors(void)
 		      "trace_time: missing required field: clock"));
 	CHECK(rejects(HEAD "\"trace_time\": {\"clock\": \"SUNDIAL\"}}}",
 		      "trace_time.clock: unknown clock name: SUNDIAL. Use one "
-		      "of REALTIME"));
+		      "of REALTIME, REALTIME_COARSE, MONOTONIC, "
+		      "MONOTONIC_COARSE, MONOTONIC_RAW, BOOTTIME"));
+	/* a builtin clock that is not a POSIX clock */
+	CHECK(rejects(HEAD "\"trace_time\": {\"clock\": \"TSC\"}}}",
+		      "trace_time.clock: unknown clock name: TSC"));
 	CHECK(rejects(HEAD "\"trace_time\": {\"clock\": 6}}}",
 		      "trace_time.clock: clock name must be a string"));
 	CHECK(rejects(HEAD "\"trace_time\": {\"clock\": \"BOOTTIME\", "

@@ -2,6 +2,7 @@
 #include "offline/clock_names.h"
 
 #include <stddef.h>
+#include <string.h>
 #include <strings.h>
 
 #include "util/parse.h"
@@ -21,6 +22,19 @@ static const char *const names[] = {
 const char *clock_name(uint32_t id)
 {
 	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+}
+
+int clock_by_name(const char *s, uint32_t *id)
+{
+	size_t i;
+
+	for (i = 0; s && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i] && strcmp(s, names[i]) == 0) {
+			*id = (uint32_t)i;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int clock_parse(const char *s, uint32_t *id)

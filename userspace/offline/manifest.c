@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "offline/clock_graph.h"
+#include "offline/clock_names.h"
 
 /* Parsing state: the document, where messages go, and whether memory ran
  * out (then the message says so). */
@@ -60,37 +61,27 @@ bool manifest_detect(const uint8_t *head, size_t n)
 	return k == sizeof(want) - 1;
 }
 
-static const struct {
-	const char *name;
-	uint32_t id;
-} clock_names[] = {
-	{ "REALTIME", BTR_CLOCK_REALTIME },
-	{ "REALTIME_COARSE", BTR_CLOCK_REALTIME_COARSE },
-	{ "MONOTONIC", BTR_CLOCK_MONOTONIC },
-	{ "MONOTONIC_COARSE", BTR_CLOCK_MONOTONIC_COARSE },
-	{ "MONOTONIC_RAW", BTR_CLOCK_MONOTONIC_RAW },
-	{ "BOOTTIME", BTR_CLOCK_BOOTTIME },
-};
-
-/* A clock NAME at field `what`. */
+/* A clock NAME at field `what`: the manifest names the POSIX clocks,
+ * REALTIME (1) to BOOTTIME (6), spelled exactly as clock_name() does. */
 static int clock_of(struct mp *p, json_object *o, const char *what,
 		    uint32_t *id)
 {
 	const char *s;
-	size_t i;
+	char list[128] = "";
+	uint32_t c;
 
 	if (!json_object_is_type(o, json_type_string))
 		return bad(p, "%s: clock name must be a string", what);
 	s = json_object_get_string(o);
-	for (i = 0; i < sizeof(clock_names) / sizeof(clock_names[0]); i++) {
-		if (!strcmp(s, clock_names[i].name)) {
-			*id = clock_names[i].id;
-			return 0;
-		}
-	}
-	return bad(p, "%s: unknown clock name: %s. Use one of REALTIME, "
-		   "REALTIME_COARSE, MONOTONIC, MONOTONIC_COARSE, "
-		   "MONOTONIC_RAW, BOOTTIME", what, s);
+	if (!clock_by_name(s, id) && *id >= BTR_CLOCK_REALTIME &&
+	    *id <= BTR_CLOCK_BOOTTIME)
+		return 0;
+	for (c = BTR_CLOCK_REALTIME; c <= BTR_CLOCK_BOOTTIME; c++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", c > BTR_CLOCK_REALTIME ? ", " : "",
+			 clock_name(c));
+	return bad(p, "%s: unknown clock name: %s. Use one of %s", what, s,
+		   list);
 }
 
 /* True when a JSON string holds a NUL ("\u0000"): a C copy would cut
