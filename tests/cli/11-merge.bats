@@ -213,6 +213,35 @@ offset_manifest() {
 	[ "$(unknown_lines "$TMP/o5000.pb" | awk '/fields=1000/ { print $1 }' | head -1)" = 1100000 ]
 }
 
+@test "manifest attributes become the merged trace's TraceAttributes" {
+	three_traces
+	manifest m.json <<-'EOF'
+	{"perfetto_manifest": {"version": 1,
+	  "files": [{"path": "a.pb"}, {"path": "b.pb"}],
+	  "attributes": {"bench.name": "startup", "bench.run": 42,
+	                 "bench.neg": -7, "bench.empty": ""}}}
+	EOF
+	"$BTR" sync -q --manifest "$TMP/m.json" -o "$TMP/o.pb" "$TMP/a.pb" "$TMP/b.pb"
+	"$BTR" dump "$TMP/o.pb" >"$TMP/dump.txt"
+	grep ' trace_attribute ' "$TMP/dump.txt" | cut -d' ' -f3- | sort >"$TMP/attrs"
+	cat "$TMP/attrs"
+	printf '%s\n' 'trace_attribute key=bench.empty value=' \
+		'trace_attribute key=bench.name value=startup' \
+		'trace_attribute key=bench.neg value=-7' \
+		'trace_attribute key=bench.run value=42' >"$TMP/want"
+	diff "$TMP/want" "$TMP/attrs"
+	# integers are long_value, strings string_value, as the schema says
+	protoc_decode "$TMP/o.pb"
+	grep -q 'long_value: 42' "$TMP/decoded.txt"
+	grep -q 'long_value: -7' "$TMP/decoded.txt"
+	grep -q 'string_value: "startup"' "$TMP/decoded.txt"
+	# without attributes, no such packet
+	"$BTR" sync -q -o "$TMP/none.pb" "$TMP/a.pb" "$TMP/b.pb"
+	"$BTR" dump "$TMP/none.pb" >"$TMP/none.txt"
+	grep -q ' sysinfo\| system_info ' "$TMP/none.txt"
+	! grep -q ' trace_attribute ' "$TMP/none.txt" || false
+}
+
 @test "sync_to ties a clockless file to a named clock of another file" {
 	three_traces
 	offset_manifest m.json 0

@@ -130,6 +130,28 @@ static void trace_uuid(struct dump_ctx *c, const Packet *p)
 	dump_end(c);
 }
 
+/* One line per attribute: its key and value (an integer or a string). */
+static void trace_attributes(struct dump_ctx *c, const Packet *p)
+{
+	const Perfetto__Protos__TraceAttributes *ta = p->trace_attributes;
+	size_t i;
+
+	for (i = 0; i < ta->n_attribute; i++) {
+		const Perfetto__Protos__TraceAttributes__Attribute *a =
+			ta->attribute[i];
+		struct line *l = dump_begin(c, "trace_attribute", PKT_TS(p),
+					    false, 0);
+
+		line_str(l, "key", a->key);
+		if (a->value_case ==
+		    PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE)
+			line_int(l, "value", a->long_value);
+		else
+			line_str(l, "value", a->string_value);
+		dump_end(c);
+	}
+}
+
 /* The fields of the config echo that matter to a reader, when set. */
 static void trace_config(struct dump_ctx *c, const Packet *p)
 {
@@ -362,6 +384,9 @@ void dump_packet(struct dump_ctx *c, const Packet *p)
 		return;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_UUID:
 		trace_uuid(c, p);
+		return;
+	case PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES:
+		trace_attributes(c, p);
 		return;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_SYNCHRONIZATION_MARKER:
 		dump_begin(c, "synchronization_marker", PKT_TS(p), false, 0);

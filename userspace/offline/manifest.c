@@ -485,6 +485,8 @@ static int parse_attributes(struct mp *p, json_object *o)
 				   "character", key);
 		a->key = strdup(key);
 		a->value = strdup(json_object_get_string(val));
+		a->is_int = json_object_is_type(val, json_type_int);
+		a->ival = a->is_int ? json_object_get_int64(val) : 0;
 		m->n_attrs++;
 		if (!a->key || !a->value)
 			return no_memory(p);

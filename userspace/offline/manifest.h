@@ -58,7 +58,9 @@ struct manifest_file {
 
 struct manifest_attr {
 	char *key;
-	char *value;         /* an integer is kept as its decimal text */
+	char *value;         /* an integer is kept as its decimal text too */
+	bool is_int;
+	int64_t ival;        /* the integer, when is_int */
 };
 
 struct manifest {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "offline/attributes.h"
 #include "offline/clock_names.h"
 #include "offline/convert.h"
 #include "offline/perf_input.h"
@@ -270,6 +271,18 @@ static int sysinfo_to_sorter(void *ctx, const uint8_t *p, size_t n)
 	return keyed_to_sorter(ctx, INT64_MIN, p, n);
 }
 
+/* The manifest's attributes, ahead of every timed packet. */
+static int attributes_to_sorter(const struct manifest *m, struct sorter *s)
+{
+	struct wbuf b = { 0 };
+	int err;
+
+	attributes_build(&b, m->attrs, m->n_attrs);
+	err = b.oom || sorter_add(s, INT64_MIN, b.p, b.len) ? 1 : 0;
+	wbuf_free(&b);
+	return err;
+}
+
 static int to_writer(void *ctx, int64_t key, const uint8_t *data, size_t len)
 {
 	struct file_writer *w = ctx;
@@ -398,6 +411,8 @@ static int passes(struct sources *src, struct timeline *tl,
 	}
 	if (!err)
 		err = relabel_sysinfo_missing(&x.rl, sysinfo_to_sorter, &x);
+	if (!err && co->manifest && co->manifest->n_attrs)
+		err = attributes_to_sorter(co->manifest, s);
 	relabel_free(&x.rl);
 	free(seqs);
 	if (err) {
