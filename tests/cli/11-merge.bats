@@ -373,15 +373,21 @@ trailer_rows() {
 	packet seq=2 ts=1100000 field=1000 payload=a1
 	packet seq=2 clock=200 ts=1200000 field=1000 payload=a2
 	EOF
-	"$BTR" sync -q -o "$TMP/o2.pb" "$TMP/a2.pb" "$TMP/d.pb" 2>/dev/null
+	"$BTR" sync -q -o "$TMP/o2.pb" "$TMP/a2.pb" "$TMP/d.pb" 2>"$TMP/o2.err"
 	[ "$(trailer_rows "$TMP/o2.pb" clock_sync_failure_undeferrable_packet_loss)" = "1 -
 2 1" ]
+	# stderr says the same, machine by machine
+	cat "$TMP/o2.err"
+	grep -qx 'bpftrace-rec: warning: sync: clock_sync_failure_undeferrable_packet_loss: 1 on a' "$TMP/o2.err"
+	grep -qx 'bpftrace-rec: warning: sync: clock_sync_failure_undeferrable_packet_loss: 2 on d' "$TMP/o2.err"
+	grep -qx 'bpftrace-rec: warning: sync: clock_sync_failure_unknown_source_clock: 1 on a' "$TMP/o2.err"
 	[ "$(trailer_rows "$TMP/o2.pb" clock_sync_failure_unknown_source_clock)" = "1 -" ]
 	[ "$(stat_value "$TMP/o2.pb" clock_sync_failure_undeferrable_packet_loss)" -eq 3 ]
 	# dump names the machine of each count: NAME@ID
 	"$BTR" dump "$TMP/o2.pb" | tail -1 | grep -q ' clock_sync_failure_undeferrable_packet_loss=1 .*clock_sync_failure_undeferrable_packet_loss@1=2'
 	# one machine: no machine column, as ever
-	"$BTR" sync -q -o "$TMP/one.pb" "$TMP/a2.pb" 2>/dev/null
+	"$BTR" sync -q -o "$TMP/one.pb" "$TMP/a2.pb" 2>"$TMP/one.err"
+	grep -qx 'bpftrace-rec: warning: sync: clock_sync_failure_undeferrable_packet_loss: 1' "$TMP/one.err"
 	run "$BTR" stats "$TMP/one.pb"
 	[[ "${lines[0]}" == *" value" ]]
 	[ "$(trailer_rows "$TMP/one.pb" clock_sync_failure_undeferrable_packet_loss)" = "1 " ]

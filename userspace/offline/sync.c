@@ -291,24 +291,30 @@ static int to_writer(void *ctx, int64_t key, const uint8_t *data, size_t len)
 	return sink_write(&w->sink, 0, data, len);
 }
 
-/* The trailer: the trace clock and the drops, this sync's and earlier
- * ones' (rejected snapshots are still in the file: counted again, not
- * added up), by machine as tl counts them (to_sorter adds the earlier
- * ones' there). */
-static int write_trailer(struct file_writer *w, const struct timeline *tl,
-			 const struct sync_stats *st, struct input **in,
-			 size_t n)
+/* What the output records: the drops of this sync and of earlier ones
+ * (rejected snapshots are still in the file: counted again, not added
+ * up). tl counts both by machine (to_sorter adds the earlier ones'). */
+static struct sync_stats output_stats(const struct sync_stats *st,
+				      struct input **in, size_t n)
 {
 	struct sync_stats all = *st;
-	struct wbuf b = { 0 };
 	size_t i;
-	int err;
 
 	for (i = 0; i < n; i++)
 		sync_stats_add(&all, &in[i]->prior);
 	all.stat[SYNC_STAT_INVALID_SNAPSHOTS] =
 		st->stat[SYNC_STAT_INVALID_SNAPSHOTS];
-	sync_info_build(&b, tl, &all);
+	return all;
+}
+
+/* The trailer: the trace clock and the drops by machine. */
+static int write_trailer(struct file_writer *w, const struct timeline *tl,
+			 const struct sync_stats *all)
+{
+	struct wbuf b = { 0 };
+	int err;
+
+	sync_info_build(&b, tl, all);
 	err = b.oom ? -ENOMEM : sink_write(&w->sink, 0, b.p, b.len);
 	wbuf_free(&b);
 	return err;
@@ -424,8 +430,7 @@ static int passes(struct sources *src, struct timeline *tl,
 
 /* The sorted packets and the trailer into a.out. */
 static int write_out(const struct sync_args *a, struct sorter *s,
-		     const struct timeline *tl, const struct sync_stats *st,
-		     struct sources *src)
+		     const struct timeline *tl, const struct sync_stats *all)
 {
 	struct file_writer w;
 	int err = file_writer_open(&w, a->out);
@@ -438,7 +443,7 @@ static int write_out(const struct sync_args *a, struct sorter *s,
 	}
 	err = sorter_finish(s, to_writer, &w);
 	if (!err)
-		err = write_trailer(&w, tl, st, src->in, src->n);
+		err = write_trailer(&w, tl, all);
 	if (err) {
 		if (w.err)
 			log_error("%s: write error: %s", a->out,
@@ -500,7 +505,8 @@ static int run(const struct sync_args *a)
 		goto out;
 	for (i = 0; i < src.n; i++)
 		sync_stats_add(&total, &per[i]);
-	status = write_out(a, s, &tl, &total, &src);
+	total = output_stats(&total, src.in, src.n);
+	status = write_out(a, s, &tl, &total);
 	if (status)
 		goto out;
 	r = (struct sync_report){ a->out, a->quiet, src.in, per, src.n, &tl,

@@ -24,49 +24,26 @@ static void put_stat(struct wbuf *b, enum sync_stat s, uint32_t machine_id,
 	wbuf_end_len(b, m);
 }
 
-/* The machine other than the host with the lowest output id above
- * `after` that counted s; SIZE_MAX: none. */
-static size_t next_machine(const struct timeline *tl, enum sync_stat s,
-			   uint32_t after)
+static void put_stat_cb(void *ctx, enum sync_stat s, size_t idx,
+			uint32_t machine_id, uint64_t value)
 {
-	const struct machine_stats *ms = &tl->by_machine;
-	const struct machine *m = tl->machines.v;
-	size_t i, best = SIZE_MAX;
-
-	for (i = 0; i < ms->n && i < tl->machines.n; i++)
-		if (ms->v[i][s] && m[i].out_id > after &&
-		    (best == SIZE_MAX || m[i].out_id < m[best].out_id))
-			best = i;
-	return best;
+	(void)idx;
+	put_stat(ctx, s, machine_id, value);
 }
 
 void sync_info_build(struct wbuf *b, const struct timeline *tl,
 		     const struct sync_stats *st)
 {
 	static const char tool[] = "bpftrace-rec sync " BTR_VERSION;
-	size_t m, k;
+	size_t m;
 	int i;
 
 	b->len = 0;
 	m = wbuf_begin_len(b, SYNC_INFO_FIELD);
 	wbuf_field_varint(b, SI_TRACE_CLOCK, tl->trace_clock.clock_id);
-	for (i = 0; i < SYNC_STAT_COUNT; i++) {
-		enum sync_stat s = (enum sync_stat)i;
-		uint64_t host = st->stat[i];
-		uint32_t id = 0;
-
-		for (k = next_machine(tl, s, 0); k != SIZE_MAX;
-		     k = next_machine(tl, s, id)) {
-			id = tl->machines.v[k].out_id;
-			host -= tl->by_machine.v[k][i];
-		}
-		put_stat(b, s, 0, host);
-		for (k = next_machine(tl, s, 0); k != SIZE_MAX;
-		     k = next_machine(tl, s, id)) {
-			id = tl->machines.v[k].out_id;
-			put_stat(b, s, id, tl->by_machine.v[k][i]);
-		}
-	}
+	for (i = 0; i < SYNC_STAT_COUNT; i++)
+		timeline_each_machine_stat(tl, st, (enum sync_stat)i,
+					   put_stat_cb, b);
 	wbuf_field_bytes(b, SI_TOOL, tool, sizeof(tool) - 1);
 	wbuf_end_len(b, m);
 }

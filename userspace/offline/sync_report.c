@@ -92,6 +92,25 @@ static void summary(const struct sync_report *r)
 		 st->converted);
 }
 
+/* A drop count of the output, with its machine when there are several. */
+static void stat_line(void *ctx, enum sync_stat s, size_t idx,
+		      uint32_t out_id, uint64_t n)
+{
+	const struct sync_report *r = ctx;
+	char m[64];
+
+	(void)out_id;
+	if (!n)
+		return;
+	if (r->tl->machines.n < 2)
+		log_warn("sync: %s: %" PRIu64, sync_stat_name(s), n);
+	else
+		log_warn("sync: %s: %" PRIu64 " on %s", sync_stat_name(s), n,
+			 idx == SIZE_MAX ? "the host" :
+			 machine_label(&r->tl->machines, (uint32_t)idx, m,
+				       sizeof(m)));
+}
+
 void sync_report(const struct sync_report *r)
 {
 	const struct sync_stats *st = r->total;
@@ -137,9 +156,8 @@ void sync_report(const struct sync_report *r)
 			 sync_clock_label(r->tl->trace_clock.clock_id, buf,
 					  sizeof(buf)));
 	for (i = 0; i < SYNC_STAT_COUNT; i++)
-		if (st->stat[i])
-			log_warn("sync: %s: %" PRIu64,
-				 sync_stat_name((enum sync_stat)i), st->stat[i]);
+		timeline_each_machine_stat(r->tl, st, (enum sync_stat)i,
+					   stat_line, (void *)r);
 }
 
 void sync_report_unplaced(const struct sync_report *r, bool strict)

@@ -1,7 +1,8 @@
 /* What `sync` tells on stderr once it is done: per input (when there are
  * several) what was read and written and on which machine (for perf text,
  * where the samples printed without a pid got their process), the totals,
- * the sort's spills, every drop by cause under Perfetto's stat names, and
+ * the sort's spills, every drop by cause under Perfetto's stat names (as
+ * the output records them: earlier syncs' included, on their machines), and
  * each input whose clock has no relation to the trace clock. */
 #ifndef BTR_SYNC_REPORT_H
 #define BTR_SYNC_REPORT_H

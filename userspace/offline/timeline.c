@@ -41,6 +41,49 @@ bool sync_stat_per_machine(enum sync_stat s)
 	return s != SYNC_STAT_NEGATIVE && s != SYNC_STAT_INVALID_SNAPSHOTS;
 }
 
+/* The machine other than the host with the lowest output id above
+ * `after` that counted s; SIZE_MAX: none. */
+static size_t next_machine(const struct timeline *tl, enum sync_stat s,
+			   uint32_t after)
+{
+	const struct machine_stats *ms = &tl->by_machine;
+	const struct machine *m = tl->machines.v;
+	size_t i, best = SIZE_MAX;
+
+	for (i = 0; i < ms->n && i < tl->machines.n; i++)
+		if (ms->v[i][s] && m[i].out_id > after &&
+		    (best == SIZE_MAX || m[i].out_id < m[best].out_id))
+			best = i;
+	return best;
+}
+
+void timeline_each_machine_stat(const struct timeline *tl,
+				const struct sync_stats *all, enum sync_stat s,
+				void (*fn)(void *ctx, enum sync_stat s,
+					   size_t idx, uint32_t out_id,
+					   uint64_t n),
+				void *ctx)
+{
+	uint64_t host = all->stat[s];
+	size_t k, host_idx = SIZE_MAX;
+	uint32_t id = 0;
+
+	for (k = 0; k < tl->machines.n; k++)
+		if (!tl->machines.v[k].out_id && host_idx == SIZE_MAX)
+			host_idx = k;
+	for (k = next_machine(tl, s, 0); k != SIZE_MAX;
+	     k = next_machine(tl, s, id)) {
+		id = tl->machines.v[k].out_id;
+		host -= tl->by_machine.v[k][s];
+	}
+	fn(ctx, s, host_idx, 0, host);
+	for (k = next_machine(tl, s, 0); k != SIZE_MAX;
+	     k = next_machine(tl, s, id)) {
+		id = tl->machines.v[k].out_id;
+		fn(ctx, s, k, id, tl->by_machine.v[k][s]);
+	}
+}
+
 void sync_stats_add(struct sync_stats *a, const struct sync_stats *b)
 {
 	int i;

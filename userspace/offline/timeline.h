@@ -58,6 +58,7 @@ bool sync_stat_per_machine(enum sync_stat s);
 /* Adds b's counters to a's. */
 void sync_stats_add(struct sync_stats *a, const struct sync_stats *b);
 
+
 /* The per-machine stats by machine, v[i] of machine i of the table. */
 struct machine_stats {
 	uint64_t (*v)[SYNC_STAT_COUNT];
@@ -101,5 +102,17 @@ bool timeline_convert(struct timeline *tl, struct btr_clock_key src,
  * sequence-scoped clock on sequence 0, an unknown ftrace clock) as a
  * conversion from an unknown source clock, on `machine`. */
 void timeline_count_unknown_source(struct timeline *tl, uint32_t machine);
+
+/* The count of stat s on each machine, as the output records it, from
+ * `all` (the totals): fn(ctx, s, idx, out_id, n) first for the host
+ * (out_id 0; idx its place in tl->machines, SIZE_MAX if none) with what no
+ * other machine counted, then for each other machine that counted s, by
+ * output id. */
+void timeline_each_machine_stat(const struct timeline *tl,
+				const struct sync_stats *all, enum sync_stat s,
+				void (*fn)(void *ctx, enum sync_stat s,
+					   size_t idx, uint32_t out_id,
+					   uint64_t n),
+				void *ctx);
 
 #endif
