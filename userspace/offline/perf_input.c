@@ -82,6 +82,10 @@ static void add_parser_stats(const struct perf_text *p, struct timeline *tl,
 {
 	int k;
 
+	_Static_assert(SYNC_STAT_PERF_LINE_NOT_TEXT - SYNC_STAT_PERF_NO_FRAMES ==
+			       PERF_TEXT_STAT_LINE_NOT_TEXT -
+				       PERF_TEXT_STAT_NO_FRAMES,
+		       "perf text stats and their sync stats in one order");
 	for (k = SYNC_STAT_PERF_NO_FRAMES; k <= SYNC_STAT_PERF_LINE_NOT_TEXT;
 	     k++) {
 		enum perf_text_stat ps = (enum perf_text_stat)(

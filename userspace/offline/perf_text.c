@@ -67,16 +67,6 @@ struct perf_text {
 	uint64_t err_line;
 };
 
-static const char *const stat_names[PERF_TEXT_STAT_COUNT] = {
-	[PERF_TEXT_STAT_SAMPLES] = "perf_text_importer_samples",
-	[PERF_TEXT_STAT_NO_FRAMES] = "perf_text_importer_sample_no_frames",
-	[PERF_TEXT_STAT_MALFORMED_SAMPLE] = "perf_text_importer_malformed_sample",
-	[PERF_TEXT_STAT_MALFORMED_FRAME] = "perf_text_importer_malformed_frame",
-	[PERF_TEXT_STAT_TOO_LARGE] = "perf_text_importer_sample_too_large",
-	[PERF_TEXT_STAT_LINE_TOO_LONG] = "perf_text_importer_line_too_long",
-	[PERF_TEXT_STAT_LINE_NOT_TEXT] = "perf_text_importer_line_not_text",
-	[PERF_TEXT_STAT_COMMENT_LINES] = "perf_text_importer_comment_lines",
-};
 
 /* ---- characters and spans ---- */
 
@@ -857,11 +847,6 @@ void perf_text_close(struct perf_text *p)
 uint64_t perf_text_stat(const struct perf_text *p, enum perf_text_stat stat)
 {
 	return stat < PERF_TEXT_STAT_COUNT ? p->stats[stat] : 0;
-}
-
-const char *perf_text_stat_name(enum perf_text_stat stat)
-{
-	return stat < PERF_TEXT_STAT_COUNT ? stat_names[stat] : "unknown";
 }
 
 uint64_t perf_text_lines(const struct perf_text *p)

@@ -63,7 +63,8 @@ struct perf_text_sample {
 
 /* Counters. Every sample the input holds ends in exactly one of SAMPLES,
  * NO_FRAMES, MALFORMED_SAMPLE, MALFORMED_FRAME or TOO_LARGE; the LINE_* and
- * COMMENT_LINES counters count lines. Names by perf_text_stat_name(); the
+ * COMMENT_LINES counters count lines. The ones a merge counts as drops
+ * have Perfetto-style stat names in timeline.h (SYNC_STAT_PERF_*); the
  * reference has only perf_text_importer_sample_no_frames. */
 enum perf_text_stat {
 	PERF_TEXT_STAT_SAMPLES,          /* returned by perf_text_next */
@@ -91,7 +92,6 @@ void perf_text_close(struct perf_text *p);
 int perf_text_next(struct perf_text *p, struct perf_text_sample *out);
 
 uint64_t perf_text_stat(const struct perf_text *p, enum perf_text_stat stat);
-const char *perf_text_stat_name(enum perf_text_stat stat);
 /* Lines read so far. */
 uint64_t perf_text_lines(const struct perf_text *p);
 /* Why the last sample was dropped, and its line; NULL if none was. */

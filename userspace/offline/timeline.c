@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "offline/perf_text.h"
-
 static const char *const names[SYNC_STAT_COUNT] = {
 	[SYNC_STAT_UNKNOWN_SOURCE] = "clock_sync_failure_unknown_source_clock",
 	[SYNC_STAT_UNKNOWN_TARGET] = "clock_sync_failure_unknown_target_clock",
@@ -15,12 +13,13 @@ static const char *const names[SYNC_STAT_COUNT] = {
 	[SYNC_STAT_INVALID_SNAPSHOTS] = "invalid_clock_snapshots",
 	[SYNC_STAT_PACKET_LOSS] = "clock_sync_failure_undeferrable_packet_loss",
 	[SYNC_STAT_UNRELATABLE] = "clock_sync_unrelatable_clock_domains",
+	[SYNC_STAT_PERF_NO_FRAMES] = "perf_text_importer_sample_no_frames",
+	[SYNC_STAT_PERF_MALFORMED_SAMPLE] = "perf_text_importer_malformed_sample",
+	[SYNC_STAT_PERF_MALFORMED_FRAME] = "perf_text_importer_malformed_frame",
+	[SYNC_STAT_PERF_TOO_LARGE] = "perf_text_importer_sample_too_large",
+	[SYNC_STAT_PERF_LINE_TOO_LONG] = "perf_text_importer_line_too_long",
+	[SYNC_STAT_PERF_LINE_NOT_TEXT] = "perf_text_importer_line_not_text",
 };
-
-/* The perf text stats, in the order of perf_text.h from NO_FRAMES on. */
-_Static_assert(SYNC_STAT_PERF_LINE_NOT_TEXT - SYNC_STAT_PERF_NO_FRAMES ==
-		       PERF_TEXT_STAT_LINE_NOT_TEXT - PERF_TEXT_STAT_NO_FRAMES,
-	       "perf text stats and their sync stats are in the same order");
 
 _Static_assert(SYNC_STAT_UNKNOWN_TARGET - SYNC_STAT_UNKNOWN_SOURCE ==
 			       BTR_CLOCK_UNKNOWN_TARGET - BTR_CLOCK_UNKNOWN_SOURCE &&
@@ -30,9 +29,6 @@ _Static_assert(SYNC_STAT_UNKNOWN_TARGET - SYNC_STAT_UNKNOWN_SOURCE ==
 
 const char *sync_stat_name(enum sync_stat s)
 {
-	if (s >= SYNC_STAT_PERF_NO_FRAMES && s <= SYNC_STAT_PERF_LINE_NOT_TEXT)
-		return perf_text_stat_name((enum perf_text_stat)(
-			PERF_TEXT_STAT_NO_FRAMES + s - SYNC_STAT_PERF_NO_FRAMES));
 	return s < SYNC_STAT_COUNT ? names[s] : NULL;
 }
 
