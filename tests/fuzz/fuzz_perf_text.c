@@ -18,7 +18,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check_sample(const struct perf_text_sample *s)
+static void check_sample(const struct perf_sample *s)
 {
 	size_t i;
 
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.thread_names = true,
 		.process_names = true,
 	};
-	struct perf_text_sample s;
+	struct perf_sample s;
 	struct perf_samples *enc;
 	struct perf_text *p;
 	struct fuzz_sink sink;

@@ -10,6 +10,7 @@
 
 #include "encode/packet.h"
 #include "offline/perf_samples.h"
+#include "offline/perf_text.h"
 #include "perfetto/trace.pb-c.h"
 #include "coll_sink.h"
 #include "unit.h"
@@ -197,7 +198,7 @@ static void stack_str(const struct model *m, uint64_t iid, char *out,
 }
 
 /* The same from a parsed sample (frames leaf first). */
-static void sample_str(const struct perf_text_sample *s, char *out,
+static void sample_str(const struct perf_sample *s, char *out,
 		       size_t size)
 {
 	size_t i, len = 0;
@@ -213,25 +214,25 @@ static void sample_str(const struct perf_text_sample *s, char *out,
 
 #define F(sym, dso) { 0x1000, sym, dso }
 
-static const struct perf_text_frame stack1[] = {
+static const struct perf_frame stack1[] = {
 	F("A", "/bin/app"), F("B", "/bin/app"), F("main", "/bin/app"),
 	F("__libc_start_main", "/lib/libc.so.6"),
 };
-static const struct perf_text_frame stack3[] = {
+static const struct perf_frame stack3[] = {
 	F("C", "/bin/app"), F("B", "/bin/app"), F("main", "/bin/app"),
 	F("__libc_start_main", "/lib/libc.so.6"),
 };
-static const struct perf_text_frame stack4[] = {
+static const struct perf_frame stack4[] = {
 	F("read_zero", "[kernel.kallsyms]"), F("ksys_read", "[kernel.kallsyms]"),
 	F("A", "/bin/app"),
 };
 
-static struct perf_text_sample mk(const char *comm, int32_t pid, int32_t tid,
+static struct perf_sample mk(const char *comm, int32_t pid, int32_t tid,
 				  int32_t cpu,
-				  const struct perf_text_frame *frames,
+				  const struct perf_frame *frames,
 				  size_t n)
 {
-	struct perf_text_sample s;
+	struct perf_sample s;
 
 	memset(&s, 0, sizeof(s));
 	s.comm = comm;
@@ -314,7 +315,7 @@ static void test_interning(void)
 	struct model m;
 	int calls = 0;
 	struct perf_samples *e;
-	struct perf_text_sample s[6] = {
+	struct perf_sample s[6] = {
 		mk("app", 10, 10, 1, stack1, N(stack1)),
 		mk("app", 10, 10, 2, stack1, N(stack1)),  /* same stack */
 		mk("app", 10, 10, -1, stack3, N(stack3)), /* one new leaf */
@@ -426,7 +427,7 @@ static void test_names(void)
 	struct model m;
 	int calls = 0;
 	struct perf_samples *e;
-	struct perf_text_sample s[] = {
+	struct perf_sample s[] = {
 		mk("app", 10, 10, 0, stack1, 1),       /* 0: sample, 1: tree */
 		mk("app", 10, 10, 0, stack1, 1),       /* 2 */
 		mk("worker", -1, 11, 0, stack1, 1),    /* 3, 4: thread only */
@@ -467,7 +468,7 @@ static void test_clock_id(void)
 	struct coll c;
 	struct perf_samples_opts o;
 	struct perf_samples *e;
-	struct perf_text_sample s = mk("app", 10, 10, 0, stack1, N(stack1));
+	struct perf_sample s = mk("app", 10, 10, 0, stack1, N(stack1));
 	Packet *p;
 
 	coll_init(&c);
@@ -493,8 +494,8 @@ static void test_errors(void)
 	struct coll c;
 	struct perf_samples_opts o;
 	struct perf_samples *e;
-	struct perf_text_sample s = mk("app", 10, 10, 0, stack1, N(stack1));
-	struct perf_text_sample bad = mk("app", 10, -1, 0, stack1, N(stack1));
+	struct perf_sample s = mk("app", 10, 10, 0, stack1, N(stack1));
+	struct perf_sample bad = mk("app", 10, -1, 0, stack1, N(stack1));
 	int calls = 0;
 
 	coll_init(&c);
@@ -550,7 +551,7 @@ static void test_fixture(void)
 	struct coll c;
 	struct model m;
 	struct perf_samples *e;
-	struct perf_text_sample s;
+	struct perf_sample s;
 	char *syms[MAXI], *dsos[MAXI], *pairs[MAXI], *names[MAXI];
 	size_t nsyms = 0, ndsos = 0, npairs = 0, i, bytes = 0, nsamples = 0;
 	bool same = true;

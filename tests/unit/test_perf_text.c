@@ -26,7 +26,7 @@ struct run {
 };
 
 /* "comm|pid|tid|cpu|ts|period|event|addr sym (dso);..." */
-static char *render(const struct perf_text_sample *s)
+static char *render(const struct perf_sample *s)
 {
 	char *buf = NULL;
 	size_t len = 0, i;
@@ -56,7 +56,7 @@ static FILE *file_of(const char *text, size_t len)
 static void run_file(FILE *f, struct run *r)
 {
 	struct perf_text *p = perf_text_open_file(f);
-	struct perf_text_sample s;
+	struct perf_sample s;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -144,7 +144,7 @@ static void check_fixture(const struct fixture *fx)
 {
 	char path[256];
 	struct perf_text *p;
-	struct perf_text_sample s;
+	struct perf_sample s;
 	uint64_t n = 0, frames = 0, jobs = 0, kernel = 0, unknown = 0;
 	int64_t last_ts = 0;
 	bool ordered = true;
@@ -202,7 +202,7 @@ static void test_fixture_views_agree(void)
 {
 	struct perf_text *a = perf_text_open(FIXTURES "callchain.txt");
 	struct perf_text *b = perf_text_open(FIXTURES "callchain_ns.txt");
-	struct perf_text_sample sa, sb;
+	struct perf_sample sa, sb;
 	bool same = true;
 	size_t n = 0, i;
 
@@ -640,7 +640,7 @@ static void test_fuzz(void)
 	buf = malloc(n);
 	for (iter = 0; iter < 3000; iter++) {
 		struct perf_text *p;
-		struct perf_text_sample s;
+		struct perf_sample s;
 		size_t len = n - rnd() % 64, edits = 1 + rnd() % 16;
 		FILE *m;
 
@@ -712,7 +712,7 @@ static void test_detect(void)
 static void test_open_errors(void)
 {
 	struct perf_text *p;
-	struct perf_text_sample s;
+	struct perf_sample s;
 
 	errno = 0;
 	p = perf_text_open(FIXTURES "does-not-exist.txt");

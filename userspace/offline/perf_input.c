@@ -103,7 +103,7 @@ static int convert_samples(struct input *in, struct perf_text *p,
 {
 	const struct file_machine *m = &in->fm.v[0];
 	struct clock_scope scope = { in->scope.file, m->machine };
-	struct perf_text_sample s;
+	struct perf_sample s;
 	struct btr_clock_key key;
 	int64_t ns;
 	int rc, err;

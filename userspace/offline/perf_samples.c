@@ -217,7 +217,7 @@ static int intern(struct perf_samples *e, enum kind k, const void *key,
 }
 
 /* Frames are interned per (mapping, function). */
-static int intern_frame(struct perf_samples *e, const struct perf_text_frame *f,
+static int intern_frame(struct perf_samples *e, const struct perf_frame *f,
 			uint64_t *iid)
 {
 	uint64_t key[2]; /* mapping iid, function name iid */
@@ -232,7 +232,7 @@ static int intern_frame(struct perf_samples *e, const struct perf_text_frame *f,
 
 /* *iid = the callstack of s, root first; 0 when s has no frames. */
 static int intern_stack(struct perf_samples *e,
-			const struct perf_text_sample *s, uint64_t *iid)
+			const struct perf_sample *s, uint64_t *iid)
 {
 	uint64_t *ids;
 	size_t i, n = s->nframes;
@@ -412,7 +412,7 @@ static int emit(struct perf_samples *e, Packet *p, uint64_t ts)
 	return 0;
 }
 
-static CpuMode cpu_mode(const struct perf_text_sample *s)
+static CpuMode cpu_mode(const struct perf_sample *s)
 {
 	const char *dso = s->nframes ? s->frames[0].dso : "";
 
@@ -425,7 +425,7 @@ static CpuMode cpu_mode(const struct perf_text_sample *s)
 	return PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_USER;
 }
 
-static int emit_sample(struct perf_samples *e, const struct perf_text_sample *s,
+static int emit_sample(struct perf_samples *e, const struct perf_sample *s,
 		       int32_t pid, uint64_t ts, uint64_t callstack)
 {
 	Packet pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
@@ -474,7 +474,7 @@ static int note_name(struct perf_samples *e, struct itab *t, int32_t id,
 }
 
 /* A ProcessTree packet naming the thread (and process) when new. */
-static int emit_names(struct perf_samples *e, const struct perf_text_sample *s,
+static int emit_names(struct perf_samples *e, const struct perf_sample *s,
 		      int32_t pid, uint64_t ts)
 {
 	Packet pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
@@ -519,7 +519,7 @@ static int emit_names(struct perf_samples *e, const struct perf_text_sample *s,
 }
 
 static int32_t sample_pid(struct perf_samples *e,
-			  const struct perf_text_sample *s)
+			  const struct perf_sample *s)
 {
 	int32_t pid = s->pid;
 
@@ -535,7 +535,7 @@ static int32_t sample_pid(struct perf_samples *e,
 	return s->tid;
 }
 
-int perf_samples_add(struct perf_samples *e, const struct perf_text_sample *s,
+int perf_samples_add(struct perf_samples *e, const struct perf_sample *s,
 		     uint64_t ts)
 {
 	uint64_t callstack;

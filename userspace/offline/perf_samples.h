@@ -27,10 +27,34 @@
 #define BTR_PERF_SAMPLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "offline/perf_text.h"
 #include "output/sink.h"
+
+struct perf_frame {
+	uint64_t address;   /* as printed (perf prints user addresses of call
+			     * chains relative to their dso) */
+	const char *symbol; /* without "+0x<off>"; "" when not printed */
+	const char *dso;    /* e.g. "/usr/lib/libc.so.6", "[kernel.kallsyms]",
+			     * "[unknown]" */
+};
+
+/* One CPU stack sample, from whatever source (perf script text for now):
+ * what the encoder takes. From the perf text parser, strings and frames
+ * stay valid until its next perf_text_next() or perf_text_close(). */
+struct perf_sample {
+	const char *comm;  /* "" when not printed */
+	int32_t pid;       /* -1 when the header has tid only */
+	int32_t tid;
+	int32_t cpu;       /* -1 when not printed */
+	int64_t ts_ns;     /* perf clock (MONOTONIC by default), exact */
+	uint64_t period;   /* 0 when not printed */
+	const char *event; /* "cpu-clock:pppH" (no final ':'); "" if absent */
+	const struct perf_frame *frames; /* leaf first, nframes >= 1 */
+	size_t nframes;
+	uint64_t line;     /* 1-based line number of the header */
+};
 
 struct perf_samples_opts {
 	uint32_t seq_id;             /* trusted_packet_sequence_id, not 0 */
@@ -70,7 +94,7 @@ void perf_samples_free(struct perf_samples *e);
  * Returns 0 or a negative errno (out of memory, or the sink's error); after
  * an error every call returns it: the sequence written so far stays
  * consistent (no reference to an entry that was not written). */
-int perf_samples_add(struct perf_samples *e, const struct perf_text_sample *s,
+int perf_samples_add(struct perf_samples *e, const struct perf_sample *s,
 		     uint64_t ts);
 
 const struct perf_samples_stats *

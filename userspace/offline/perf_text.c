@@ -39,7 +39,7 @@ enum state { ST_IDLE, ST_SAMPLE, ST_SKIP };
 /* Where a sample is built: strings in `text` (NUL-terminated, referenced by
  * offset until the sample is complete), frames in `fo` then `fr`. */
 struct sbuf {
-	struct perf_text_sample s;
+	struct perf_sample s;
 	size_t comm_off, event_off;
 	char *text;
 	size_t tlen, tcap;
@@ -47,7 +47,7 @@ struct sbuf {
 		uint64_t addr;
 		size_t sym, dso;
 	} *fo;
-	struct perf_text_frame *fr;
+	struct perf_frame *fr;
 	size_t nfr, frcap;
 };
 
@@ -552,7 +552,7 @@ static int sbuf_frame(struct sbuf *b, const struct frame_fields *f)
 	if (b->nfr == b->frcap) {
 		size_t cap = b->frcap ? b->frcap * 2 : 64;
 		struct frame_ofs *fo = realloc(b->fo, cap * sizeof(*fo));
-		struct perf_text_frame *fr;
+		struct perf_frame *fr;
 
 		if (!fo)
 			return -ENOMEM;
@@ -574,7 +574,7 @@ static int sbuf_frame(struct sbuf *b, const struct frame_fields *f)
 }
 
 /* Turns offsets into pointers: the sample is handed out. */
-static void sbuf_publish(struct sbuf *b, struct perf_text_sample *out)
+static void sbuf_publish(struct sbuf *b, struct perf_sample *out)
 {
 	size_t i;
 
@@ -611,7 +611,7 @@ static int build_error(struct perf_text *p, int err)
 }
 
 /* Ends the current sample: 1 if it went to *out, else 0. */
-static int finish(struct perf_text *p, struct perf_text_sample *out)
+static int finish(struct perf_text *p, struct perf_sample *out)
 {
 	struct sbuf *b = &p->buf[p->cur];
 
@@ -650,7 +650,7 @@ static int start_sample(struct perf_text *p, const struct header *h)
 }
 
 static int on_header(struct perf_text *p, const struct header *h,
-		     struct perf_text_sample *out)
+		     struct perf_sample *out)
 {
 	int done = p->state == ST_SAMPLE ? finish(p, out) : 0;
 	int err = start_sample(p, h);
@@ -681,7 +681,7 @@ static void on_bad(struct perf_text *p, const char *why)
 
 /* Feeds one line (without '\n'); 1 when a sample went to *out. */
 static int feed(struct perf_text *p, struct span line,
-		struct perf_text_sample *out)
+		struct perf_sample *out)
 {
 	struct header h;
 	struct span s = span_trim(line);
@@ -777,7 +777,7 @@ static void on_long_line(struct perf_text *p)
 	on_bad(p, "line too long");
 }
 
-int perf_text_next(struct perf_text *p, struct perf_text_sample *out)
+int perf_text_next(struct perf_text *p, struct perf_sample *out)
 {
 	struct span line;
 	bool too_long;

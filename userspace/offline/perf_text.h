@@ -34,32 +34,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "offline/perf_samples.h"
+
 #define PERF_TEXT_MAX_LINE (1u << 20)         /* longer lines are malformed */
 #define PERF_TEXT_MAX_FRAMES 65536u           /* frames of one sample */
 #define PERF_TEXT_MAX_SAMPLE_TEXT (16u << 20) /* string bytes of one sample */
 
-struct perf_text_frame {
-	uint64_t address;   /* as printed (perf prints user addresses of call
-			     * chains relative to their dso) */
-	const char *symbol; /* without "+0x<off>"; "" when not printed */
-	const char *dso;    /* e.g. "/usr/lib/libc.so.6", "[kernel.kallsyms]",
-			     * "[unknown]" */
-};
-
-/* One sample. Strings and frames stay valid until the next perf_text_next()
- * or perf_text_close() on the same parser. */
-struct perf_text_sample {
-	const char *comm;  /* "" when not printed */
-	int32_t pid;       /* -1 when the header has tid only */
-	int32_t tid;
-	int32_t cpu;       /* -1 when not printed */
-	int64_t ts_ns;     /* perf clock (MONOTONIC by default), exact */
-	uint64_t period;   /* 0 when not printed */
-	const char *event; /* "cpu-clock:pppH" (no final ':'); "" if absent */
-	const struct perf_text_frame *frames; /* leaf first, nframes >= 1 */
-	size_t nframes;
-	uint64_t line;     /* 1-based line number of the header */
-};
 
 /* Counters. Every sample the input holds ends in exactly one of SAMPLES,
  * NO_FRAMES, MALFORMED_SAMPLE, MALFORMED_FRAME or TOO_LARGE; the LINE_* and
@@ -89,7 +69,7 @@ void perf_text_close(struct perf_text *p);
 
 /* 1: *out holds the next sample; 0: end of input; -errno: read error or
  * out of memory (the parser can then only be closed). */
-int perf_text_next(struct perf_text *p, struct perf_text_sample *out);
+int perf_text_next(struct perf_text *p, struct perf_sample *out);
 
 uint64_t perf_text_stat(const struct perf_text *p, enum perf_text_stat stat);
 /* Lines read so far. */
