@@ -179,7 +179,7 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all \
 		-fsanitize=fuzzer-no-link,address,undefined
 FUZZ_COV_OUT := $(OUT)/fuzz-cov
-FUZZ_COV_DIRS := trace dump stats offline encode
+FUZZ_COV_DIRS := trace dump stats clock convert sync encode
 FUZZ_ENV     = FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 		FUZZ_ARGS='$(FUZZ_ARGS)' FUZZ_TARGETS='$(FUZZ_TARGETS)' \
 		FUZZ_COV_OUT=$(FUZZ_COV_OUT) FUZZ_COV_DIRS='$(FUZZ_COV_DIRS)'

@@ -6,7 +6,7 @@
  * and trace_time.file names an entry, no file reaches itself through
  * sync_to, paths are unique, machine names are non-empty. */
 #include "fuzz.h"
-#include "offline/manifest.h"
+#include "convert/manifest.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

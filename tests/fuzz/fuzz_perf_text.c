@@ -7,8 +7,8 @@
  * strings, and every sample the input holds lands in exactly one of the
  * sample counters. */
 #include "fuzz.h"
-#include "offline/perf_samples.h"
-#include "offline/perf_text.h"
+#include "encode/perf_samples.h"
+#include "sync/perf/perf_text.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

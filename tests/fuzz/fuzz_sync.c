@@ -10,7 +10,7 @@
  * after the rewrite (the rewrite drops events and fields, never breaks the
  * message). */
 #include "fuzz.h"
-#include "offline/convert.h"
+#include "convert/convert.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "offline/clock_graph.h"
+#include "clock/clock_graph.h"
 
 #define NCLOCKS 6
 #define MAX_REPEATS 50

@@ -21,9 +21,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "offline/packet_info.h"
-#include "offline/rewrite.h"
-#include "offline/timeline.h"
+#include "trace/packet_info.h"
+#include "convert/rewrite.h"
+#include "clock/timeline.h"
 #include "util/wire.h"
 #include "util/parse.h"
 

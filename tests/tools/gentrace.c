@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "offline/clock_names.h"
+#include "trace/clock_names.h"
 #include "util/wire.h"
 
 #define MAX_VALUES 4096

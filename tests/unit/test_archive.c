@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "offline/archive.h"
+#include "sync/archive.h"
 #include "unit.h"
 
 static char dir[64];

@@ -2,7 +2,7 @@
  * Perfetto's documented examples, clock scoping, snapshot validation,
  * non-monotonic clocks, path search limits and order, and that the path
  * cache and allocation failures never change a result. */
-#include "offline/clock_graph.h"
+#include "clock/clock_graph.h"
 #include "unit.h"
 
 #include <errno.h>

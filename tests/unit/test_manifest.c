@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offline/clock_graph.h"
-#include "offline/manifest.h"
+#include "clock/clock_graph.h"
+#include "convert/manifest.h"
 #include "unit.h"
 
 static char err[1024];

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "offline/convert.h"
-#include "offline/machine_assign.h"
-#include "offline/relabel.h"
-#include "offline/remote_sync.h"
-#include "offline/seq_map.h"
+#include "convert/convert.h"
+#include "convert/machine_assign.h"
+#include "sync/relabel.h"
+#include "convert/remote_sync.h"
+#include "convert/seq_map.h"
 #include "util/wire.h"
 #include "unit.h"
 

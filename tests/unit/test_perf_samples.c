@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "encode/packet.h"
-#include "offline/perf_samples.h"
-#include "offline/perf_text.h"
+#include "encode/perf_samples.h"
+#include "sync/perf/perf_text.h"
 #include "perfetto/trace.pb-c.h"
 #include "coll_sink.h"
 #include "unit.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "offline/perf_text.h"
+#include "sync/perf/perf_text.h"
 #include "unit.h"
 
 #define FIXTURES "tests/fixtures/perf/"

@@ -7,10 +7,10 @@
  * are dropped from every parallel array, bundle clocks (MONO_RAW, GLOBAL
  * pairs, unknown), snapshots declare the trace clock, sort keys, and
  * malformed input is refused. */
-#include "offline/packet_info.h"
-#include "offline/rewrite.h"
-#include "offline/snapshots.h"
-#include "offline/timeline.h"
+#include "trace/packet_info.h"
+#include "convert/rewrite.h"
+#include "convert/snapshots.h"
+#include "clock/timeline.h"
 #include "util/wire.h"
 #include "unit.h"
 

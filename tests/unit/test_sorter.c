@@ -3,7 +3,7 @@
  * into runs on disk and merge back (in several passes under a tiny limit),
  * records larger than the limit, empty input, and errors (emit failure, a
  * temporary directory that does not exist). */
-#include "offline/sorter.h"
+#include "sync/sort/sorter.h"
 #include "unit.h"
 
 #include <errno.h>

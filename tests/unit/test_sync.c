@@ -4,8 +4,8 @@
  * inside compressed_packets, a file recorded on a remote machine, the
  * trailer of a synced file (its drops by machine, and where an earlier
  * trailer's go), and input errors with their offsets. */
-#include "offline/convert.h"
-#include "offline/sync_info.h"
+#include "convert/convert.h"
+#include "trace/sync_info.h"
 #include "util/wire.h"
 #include "unit.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "offline/convert.h"
-#include "offline/tid_table.h"
-#include "offline/trace_tids.h"
+#include "convert/convert.h"
+#include "sync/perf/tid_table.h"
+#include "sync/perf/trace_tids.h"
 #include "perfetto/trace.pb-c.h"
 #include "util/wire.h"
 #include "unit.h"

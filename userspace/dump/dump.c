@@ -12,7 +12,7 @@
 
 #include "commands.h"
 #include "dump/dump.h"
-#include "offline/convert.h"
+#include "convert/convert.h"
 #include "trace/reader.h"
 #include "util/log.h"
 

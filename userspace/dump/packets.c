@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "dump/dump.h"
-#include "offline/clock_names.h"
-#include "offline/sync_info.h"
+#include "trace/clock_names.h"
+#include "trace/sync_info.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offline/sync_info.h"
+#include "trace/sync_info.h"
 #include "perfetto/trace.pb-c.h"
 #include "stats/switch_check.h"
 #include "util/grow.h"
