@@ -237,7 +237,8 @@ static void rewrite_case(const char *name, uint32_t trace_clock, long n)
 	timeline_set_trace_clock(&tl, trace_clock);
 	btr_clock_graph_add_snapshot(tl.graph, r, 2);
 	tl.stats = &st;
-	rewrite_init(&rw, &tl, (struct clock_scope){ 0, 0 }, 6);
+	rewrite_init(&rw, &(struct rewrite_params){ .tl = &tl,
+						    .default_clock = 6 });
 	bundle(&p, 0, 10000000000ull, 0);
 	t0 = cpu_s();
 	for (i = 0; i < n; i++) {

@@ -8,7 +8,7 @@
  * pairs, unknown), snapshots declare the trace clock, sort keys, and
  * malformed input is refused. */
 #include "trace/packet_info.h"
-#include "convert/rewrite.h"
+#include "convert/bundle_rewrite.h"
 #include "convert/snapshots.h"
 #include "clock/timeline.h"
 #include "util/wire.h"
@@ -57,8 +57,12 @@ static void fx_init(struct fx *x, uint32_t trace_clock, uint64_t boot,
 		    uint64_t mono, const struct clock_scope *scope)
 {
 	setup(&x->tl, &x->st, trace_clock, boot, mono);
-	rewrite_init(&x->rw, &x->tl,
-		     scope ? *scope : (struct clock_scope){ 0, 0 }, BOOT);
+	rewrite_init(&x->rw, &(struct rewrite_params){
+				     .tl = &x->tl,
+				     .scope = scope ? *scope
+						    : (struct clock_scope){ 0, 0 },
+				     .default_clock = BOOT,
+			     });
 }
 
 static void fx_free(struct fx *x)

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "convert/rewrite.h"
+#include "convert/bundle_rewrite.h"
 #include "util/grow.h"
 
 /* FtraceEventBundle, FtraceEvent and CompactSched field numbers. */

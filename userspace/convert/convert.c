@@ -93,10 +93,14 @@ int convert_input(struct input *in, struct timeline *tl,
 
 	if (in->kind != INPUT_PROTO)
 		return 0;
-	rewrite_init(&rw, tl, in->scope, input_default_clock(in));
-	rw.adopted_machine = in->adopted_machine;
-	rw.fm = &in->fm;
-	rw.bundle_clock = in->bundle_clock;
+	rewrite_init(&rw, &(struct rewrite_params){
+				  .tl = tl,
+				  .scope = in->scope,
+				  .default_clock = input_default_clock(in),
+				  .bundle_clock = in->bundle_clock,
+				  .adopted_machine = in->adopted_machine,
+				  .fm = &in->fm,
+			  });
 	tl->stats = stats;
 	if (input_rewind(in)) {
 		rewrite_free(&rw);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "convert/rewrite.h"
+#include "convert/bundle_rewrite.h"
 #include "trace/sync_info.h"
 #include "util/wire.h"
 #include "trace/reader.h"

@@ -1,18 +1,21 @@
 /* TracePacket rewriting onto the trace clock (see rewrite.h). */
 #include "convert/rewrite.h"
+#include "convert/bundle_rewrite.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-void rewrite_init(struct rewrite *rw, struct timeline *tl,
-		  struct clock_scope scope, uint32_t default_clock)
+void rewrite_init(struct rewrite *rw, const struct rewrite_params *p)
 {
 	memset(rw, 0, sizeof(*rw));
-	rw->tl = tl;
-	rw->scope = scope;
-	rw->default_clock = default_clock;
-	rw->bundle_clock = BTR_CLOCK_BOOTTIME;
+	rw->tl = p->tl;
+	rw->scope = p->scope;
+	rw->default_clock = p->default_clock;
+	rw->bundle_clock = p->bundle_clock ? p->bundle_clock
+					   : BTR_CLOCK_BOOTTIME;
+	rw->adopted_machine = p->adopted_machine;
+	rw->fm = p->fm;
 	rw->latest = INT64_MIN;
 	rw->last_snapshot = INT64_MIN;
 }

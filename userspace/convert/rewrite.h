@@ -86,8 +86,19 @@ struct rewritten {
 	int64_t key;          /* sort position */
 };
 
-void rewrite_init(struct rewrite *rw, struct timeline *tl,
-		  struct clock_scope scope, uint32_t default_clock);
+/* Where one input's packets come from, for rewrite_init(). */
+struct rewrite_params {
+	struct timeline *tl;
+	struct clock_scope scope;  /* the input's file and machine */
+	uint32_t default_clock;    /* of packets without one */
+	uint32_t bundle_clock;     /* of bundles without ftrace_clock;
+				    * 0: BOOTTIME */
+	uint32_t adopted_machine;  /* machine_id that means the input's own */
+	const struct file_machines *fm; /* the input's machine slots, or
+				    * NULL: every packet on scope's machine */
+};
+
+void rewrite_init(struct rewrite *rw, const struct rewrite_params *p);
 void rewrite_free(struct rewrite *rw);
 
 /* Rewrites one packet (info from packet_info_read()). Returns 0, -1 when
@@ -96,21 +107,5 @@ void rewrite_free(struct rewrite *rw);
 int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 		   const struct packet_info *info, struct rewritten *res,
 		   const char **why);
-
-/* bundle_rewrite.c: the FtraceEventBundle payload p[0..n) of a packet on
- * sequence seq whose clocks live in *scope with file tag `tag`, rewritten
- * and appended to rw->out
- * (the caller writes the field's tag and length). *first and
- * *last get the earliest and latest converted event times (*any false if
- * no event has one). Same returns as rewrite_packet(). */
-int bundle_rewrite(struct rewrite *rw, const uint8_t *p, size_t n,
-		   uint32_t seq, const struct clock_scope *scope, uint32_t tag,
-		   bool *any, int64_t *first, int64_t *last, const char **why);
-
-/* True when a bundle payload's events use the GLOBAL or LOCAL ftrace clock
- * and it carries the (ftrace_timestamp, boot_timestamp) pair that relates
- * that clock to BOOTTIME (the first pass adds it as a snapshot). */
-bool bundle_ftrace_pair(const uint8_t *p, size_t n, int64_t *ftrace_ts,
-			int64_t *boot_ts);
 
 #endif
