@@ -1,11 +1,10 @@
 /* `bpftrace-rec dump FILE [--json]`: prints every event of a Perfetto
  * trace, one line each, as text or JSON Lines, with timestamps in the trace
- * clock (the conversion `sync` does, offline/convert.h, in file order and
+ * clock (the conversion `sync` does, convert/convert.h, in file order and
  * without sorting); --raw-timestamps prints them as stored, in one pass.
  * Diagnostics go to stderr; stdout carries only the event lines. */
 #include <argp.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,33 +83,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
-}
-
-struct line *dump_begin(struct dump_ctx *c, const char *kind, bool has_ts,
-			uint64_t ts, bool has_cpu, uint64_t cpu)
-{
-	line_begin(&c->line, kind, has_ts, ts, has_cpu, cpu);
-	if (c->machine)
-		line_uint(&c->line, "machine_id", c->machine);
-	return &c->line;
-}
-
-void dump_end(struct dump_ctx *c)
-{
-	c->print(&c->line);
-	c->lines++;
-}
-
-void dump_warn(struct dump_ctx *c, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	msg_vat(msg, sizeof(msg), c->name, c->offset, fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	log_warn("%s", msg);
 }
 
 /* A packet the schema cannot decode ends the dump. */
