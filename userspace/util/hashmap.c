@@ -1,0 +1,196 @@
+/* Open-addressing hash map with inline keys and values (see hashmap.h). */
+#include "util/hashmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#define FIRST_CAP 16u
+#define HDR 8u /* the used flag, padded so that keys and values align */
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+void hmap_init(struct hmap *m, size_t key_size, size_t val_size,
+	       uint64_t seed)
+{
+	*m = (struct hmap){
+		.key_size = (uint32_t)key_size,
+		.val_size = (uint32_t)val_size,
+		.slot_size = (uint32_t)(HDR + round8(key_size) +
+					round8(val_size)),
+		.seed = seed,
+	};
+}
+
+void hmap_free(struct hmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->n = 0;
+}
+
+uint64_t hmap_random_seed(void)
+{
+	uint64_t seed;
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed))
+		return seed;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+	       (uint64_t)(uintptr_t)&ts;
+}
+
+/* MurmurHash3's 64-bit finalizer: every key bit reaches the low bits that
+ * pick the slot. */
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash(const struct hmap *m, const void *key)
+{
+	uint64_t w[2] = { 0, 0 };
+
+	memcpy(w, key, m->key_size);
+	if (m->key_size <= 8)
+		return mix(w[0] ^ m->seed);
+	return mix(mix(w[0] ^ m->seed) ^ w[1]);
+}
+
+static unsigned char *slot(const struct hmap *m, size_t i)
+{
+	return m->slots + i * m->slot_size;
+}
+
+static void *val_of(const struct hmap *m, unsigned char *s)
+{
+	return s + HDR + round8(m->key_size);
+}
+
+/* The slot holding key, or the empty one where it would go (cap > 0). */
+static size_t locate(const struct hmap *m, const void *key, bool *found)
+{
+	size_t mask = m->cap - 1, i = hash(m, key) & mask, probes = 0;
+	unsigned char *s;
+
+	for (;;) {
+		s = slot(m, i);
+		if (!s[0] || !memcmp(s + HDR, key, m->key_size))
+			break;
+		i = (i + 1) & mask;
+		probes++;
+	}
+	/* Counting is not a change of the map's contents. */
+	((struct hmap *)m)->probes += probes;
+	*found = s[0] != 0;
+	return i;
+}
+
+void *hmap_find(const struct hmap *m, const void *key)
+{
+	bool found;
+	size_t i;
+
+	if (!m->n)
+		return NULL;
+	i = locate(m, key, &found);
+	return found ? val_of(m, slot(m, i)) : NULL;
+}
+
+static int grow(struct hmap *m)
+{
+	struct hmap g = *m;
+	size_t i;
+	bool found;
+
+	g.cap = m->cap ? m->cap * 2 : FIRST_CAP;
+	g.slots = calloc(g.cap, g.slot_size);
+	if (!g.slots)
+		return -1;
+	for (i = 0; i < m->cap; i++) {
+		unsigned char *s = slot(m, i);
+
+		if (s[0])
+			memcpy(slot(&g, locate(&g, s + HDR, &found)), s,
+			       m->slot_size);
+	}
+	g.probes = m->probes;
+	free(m->slots);
+	*m = g;
+	return 0;
+}
+
+void *hmap_insert(struct hmap *m, const void *key, bool *added)
+{
+	unsigned char *s;
+	bool found = false;
+	size_t i = 0;
+
+	*added = false;
+	if (m->cap)
+		i = locate(m, key, &found);
+	if (found)
+		return val_of(m, slot(m, i));
+	if (2 * (m->n + 1) > m->cap) {
+		if (grow(m))
+			return NULL;
+		i = locate(m, key, &found);
+	}
+	s = slot(m, i);
+	memset(s, 0, m->slot_size);
+	s[0] = 1;
+	memcpy(s + HDR, key, m->key_size);
+	m->n++;
+	*added = true;
+	return val_of(m, s);
+}
+
+bool hmap_remove(struct hmap *m, const void *key)
+{
+	size_t mask = m->cap - 1, i, j, home;
+	bool found;
+
+	if (!m->n)
+		return false;
+	i = locate(m, key, &found);
+	if (!found)
+		return false;
+	/* Backward shift: pull later entries of the run into the hole when
+	 * their home slot does not lie between the hole and them. */
+	for (j = (i + 1) & mask; slot(m, j)[0]; j = (j + 1) & mask) {
+		home = hash(m, slot(m, j) + HDR) & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			memcpy(slot(m, i), slot(m, j), m->slot_size);
+			i = j;
+		}
+	}
+	memset(slot(m, i), 0, m->slot_size);
+	m->n--;
+	return true;
+}
+
+bool hmap_next(const struct hmap *m, size_t *pos, const void **key,
+	       void **val)
+{
+	for (; *pos < m->cap; (*pos)++) {
+		unsigned char *s = slot(m, *pos);
+
+		if (s[0]) {
+			(*pos)++;
+			*key = s + HDR;
+			*val = val_of(m, s);
+			return true;
+		}
+	}
+	return false;
+}
