@@ -113,6 +113,7 @@ static void test_set_and_iteration(void)
 	bool added;
 
 	hmap_init(&s, sizeof(uint32_t), 0, 7);
+	CHECK_EQ_I64(s.slot_size, 8); /* a set of 4-byte keys */
 	CHECK(hmap_find(&s, &(uint32_t){ 1 }) == NULL);
 	CHECK(!hmap_remove(&s, &(uint32_t){ 1 }));
 	for (k = 1; k <= 100; k++)
@@ -143,6 +144,7 @@ static void test_probes_stay_low(void)
 	bool added, ok = true;
 
 	hmap_init(&m, sizeof(uint32_t), sizeof(uint32_t), hmap_random_seed());
+	CHECK_EQ_I64(m.slot_size, 12);
 	for (k = 1; k <= 100000; k++)
 		ok &= hmap_insert(&m, &(uint32_t){ k << 12 }, &added) != NULL;
 	for (k = 1; k <= 100000; k++)

@@ -195,7 +195,7 @@ static void test_seq_map(void)
 
 	CHECK(seq_map_add(&a, 1) == 0 && seq_map_add(&a, 3) == 0);
 	CHECK(seq_map_add(&a, 1) == 0 && seq_map_add(&a, 0) == 0);
-	CHECK_EQ_I64(a.n, 2);
+	CHECK_EQ_I64(a.map.n, 2);
 	CHECK(seq_map_add(&b, 3) == 0 && seq_map_add(&b, 5) == 0);
 	CHECK(seq_map_assign(&a, &used, &max) == 0);
 	CHECK(seq_map_assign(&b, &used, &max) == 0);

@@ -35,13 +35,13 @@ static void test_table(void)
 	CHECK_EQ_I64(tid_table_tgid(&t, 11), 10);
 	CHECK_EQ_I64(tid_table_tgid(&t, 10), 10);
 	CHECK_EQ_I64(tid_table_tgid(&t, 12), -1);
-	CHECK_EQ_I64(t.n, 2);
+	CHECK_EQ_I64(t.map.n, 2);
 	/* the idle task, unknown tgids and negative ids are not threads */
 	CHECK_EQ_I64(tid_table_add(&t, 0, 0), 0);
 	CHECK_EQ_I64(tid_table_add(&t, 13, 0), 0);
 	CHECK_EQ_I64(tid_table_add(&t, 14, -1), 0);
 	CHECK_EQ_I64(tid_table_add(&t, -3, 10), 0);
-	CHECK_EQ_I64(t.n, 2);
+	CHECK_EQ_I64(t.map.n, 2);
 	CHECK_EQ_I64(tid_table_tgid(&t, 0), -1);
 	CHECK_EQ_I64(tid_table_tgid(&t, 13), -1);
 	CHECK_EQ_I64(tid_table_tgid(&t, -3), -1);
@@ -64,8 +64,8 @@ static void test_table(void)
 		all &= tid_table_tgid(&t, tid * 7) == tid % 977 + 1 &&
 		       tid_table_tgid(&t, tid * 7 + 1) == -1;
 	CHECK(all);
-	CHECK_EQ_I64(t.n, 300000);
-	CHECK(t.nslots > 2 * t.n && t.nslots <= 4 * t.n);
+	CHECK_EQ_I64(t.map.n, 300000);
+	CHECK(t.map.cap > 2 * t.map.n && t.map.cap <= 4 * t.map.n);
 	tid_table_free(&t);
 }
 
@@ -81,9 +81,9 @@ static void test_limit(void)
 	for (tid = 1; tid <= 5000; tid++)
 		err |= tid_table_add(&t, tid, 1);
 	CHECK_EQ_I64(err, 0);
-	CHECK_EQ_I64(t.n, 1000);
+	CHECK_EQ_I64(t.map.n, 1000);
 	CHECK_EQ_I64(t.refused, 4000);
-	CHECK(t.nslots <= 2048); /* 8 bytes a slot: the memory bound */
+	CHECK(t.map.cap <= 2048); /* 12 bytes a slot: the memory bound */
 	CHECK_EQ_I64(tid_table_tgid(&t, 1000), 1);
 	CHECK_EQ_I64(tid_table_tgid(&t, 1001), -1);
 	CHECK_EQ_I64(tid_table_add(&t, 1000, 2), 0);
@@ -110,9 +110,9 @@ static void test_hostile_tids(void)
 		all &= tid_table_tgid(&t, k << 12) == 7 &&
 		       tid_table_tgid(&t, (k << 12) + 1) == -1;
 	CHECK(all);
-	CHECK_EQ_I64(t.n, 100000);
-	printf("  %.2f probes per operation\n", (double)t.probes / (double)ops);
-	CHECK(t.probes < 4 * ops);
+	CHECK_EQ_I64(t.map.n, 100000);
+	printf("  %.2f probes per operation\n", (double)t.map.probes / (double)ops);
+	CHECK(t.map.probes < 4 * ops);
 	tid_table_free(&t);
 }
 
@@ -212,21 +212,21 @@ static void test_packets(void)
 	CHECK_EQ_I64(tid_table_tgid(&t, 100), 100);
 	CHECK_EQ_I64(tid_table_tgid(&t, 101), 100);
 	CHECK_EQ_I64(tid_table_tgid(&t, 102), -1);
-	CHECK_EQ_I64(t.n, 2);
+	CHECK_EQ_I64(t.map.n, 2);
 	exit_packet(&b, 201, 200);
 	CHECK_EQ_I64(trace_tids_packet(&t, b.p, b.len), 0);
 	CHECK_EQ_I64(tid_table_tgid(&t, 201), 200);
 	CHECK_EQ_I64(tid_table_tgid(&t, 300), -1); /* newtask: no tgid */
 	CHECK_EQ_I64(tid_table_tgid(&t, 299), -1); /* the event's task */
-	CHECK_EQ_I64(t.n, 3);
+	CHECK_EQ_I64(t.map.n, 3);
 	/* a ProcessTree cut short: what comes before the cut counts */
 	CHECK_EQ_I64(trace_tids_packet(&t, bad, sizeof(bad)), 0);
 	CHECK_EQ_I64(tid_table_tgid(&t, 7), 6);
-	CHECK_EQ_I64(t.n, 4);
+	CHECK_EQ_I64(t.map.n, 4);
 	/* a packet cut short, or with other fields only: nothing */
 	CHECK_EQ_I64(trace_tids_packet(&t, bad, 5), 0);
 	CHECK_EQ_I64(trace_tids_packet(&t, (const uint8_t *)"\x40\x01", 2), 0);
-	CHECK_EQ_I64(t.n, 4);
+	CHECK_EQ_I64(t.map.n, 4);
 	wbuf_free(&b);
 	tid_table_free(&t);
 }
@@ -260,7 +260,7 @@ static void check_collect(struct input *in, uint32_t m,
 
 	tid_table_init(&t, 0);
 	CHECK_EQ_I64(trace_tids_collect(&t, &in, 1, m), 0);
-	CHECK_EQ_I64(t.n, n);
+	CHECK_EQ_I64(t.map.n, n);
 	for (i = 0; i < n; i++)
 		CHECK_EQ_I64(tid_table_tgid(&t, want[i][0]), want[i][1]);
 	CHECK_EQ_I64(t.reused + t.refused, 0);

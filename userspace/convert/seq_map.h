@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hashmap.h"
+
+/* Zeroed is empty. */
 struct seq_map {
-	struct seq_pair {
-		uint32_t in, out; /* in 0: empty slot */
-	} *slots;
-	size_t cap, n;
+	struct hmap map; /* input id -> output id (uint32_t) */
 	bool renumbered; /* some id got another output id */
 };
 

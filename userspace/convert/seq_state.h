@@ -19,14 +19,16 @@
 #include <stdint.h>
 
 #include "trace/packet_info.h"
+#include "util/hashmap.h"
 
+/* Zeroed is empty. */
 struct seq_state {
-	struct seq_slot {
-		uint32_t seq;   /* 0: empty slot */
-		uint32_t clock; /* 0: no default clock */
-		int64_t latest; /* INT64_MIN: no time yet */
-	} *slots;
-	size_t cap, n;
+	struct hmap map; /* seq id -> struct seq_slot */
+};
+
+struct seq_slot {
+	uint32_t clock; /* 0: no default clock */
+	int64_t latest; /* INT64_MIN: no time yet */
 };
 
 void seq_state_free(struct seq_state *s);

@@ -7,23 +7,39 @@
 #include <time.h>
 
 #define FIRST_CAP 16u
-#define HDR 8u /* the used flag, padded so that keys and values align */
 
-static size_t round8(size_t n)
+/* A slot is [used flag][key][value], each part padded to the alignment
+ * its sizes allow (8, 4 or 1), so that values of 8-byte fields align and a
+ * map of 4-byte keys and values takes 12 bytes a slot. */
+static size_t align_of(size_t key_size, size_t val_size)
 {
-	return (n + 7) & ~(size_t)7;
+	if (key_size % 8 == 0 && val_size % 8 == 0)
+		return 8;
+	if (val_size % 8 == 0 && val_size)
+		return 8;
+	if (key_size % 4 == 0 && val_size % 4 == 0)
+		return 4;
+	return 1;
+}
+
+static size_t round_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
 }
 
 void hmap_init(struct hmap *m, size_t key_size, size_t val_size,
 	       uint64_t seed)
 {
+	size_t a = align_of(key_size, val_size);
+
 	*m = (struct hmap){
 		.key_size = (uint32_t)key_size,
 		.val_size = (uint32_t)val_size,
-		.slot_size = (uint32_t)(HDR + round8(key_size) +
-					round8(val_size)),
+		.key_off = (uint32_t)a,
+		.val_off = (uint32_t)(a + round_up(key_size, a)),
 		.seed = seed,
 	};
+	m->slot_size = m->val_off + (uint32_t)round_up(val_size, a);
 }
 
 void hmap_free(struct hmap *m)
@@ -74,7 +90,7 @@ static unsigned char *slot(const struct hmap *m, size_t i)
 
 static void *val_of(const struct hmap *m, unsigned char *s)
 {
-	return s + HDR + round8(m->key_size);
+	return s + m->val_off;
 }
 
 /* The slot holding key, or the empty one where it would go (cap > 0). */
@@ -85,7 +101,7 @@ static size_t locate(const struct hmap *m, const void *key, bool *found)
 
 	for (;;) {
 		s = slot(m, i);
-		if (!s[0] || !memcmp(s + HDR, key, m->key_size))
+		if (!s[0] || !memcmp(s + m->key_off, key, m->key_size))
 			break;
 		i = (i + 1) & mask;
 		probes++;
@@ -121,7 +137,7 @@ static int grow(struct hmap *m)
 		unsigned char *s = slot(m, i);
 
 		if (s[0])
-			memcpy(slot(&g, locate(&g, s + HDR, &found)), s,
+			memcpy(slot(&g, locate(&g, s + m->key_off, &found)), s,
 			       m->slot_size);
 	}
 	g.probes = m->probes;
@@ -149,7 +165,7 @@ void *hmap_insert(struct hmap *m, const void *key, bool *added)
 	s = slot(m, i);
 	memset(s, 0, m->slot_size);
 	s[0] = 1;
-	memcpy(s + HDR, key, m->key_size);
+	memcpy(s + m->key_off, key, m->key_size);
 	m->n++;
 	*added = true;
 	return val_of(m, s);
@@ -168,7 +184,7 @@ bool hmap_remove(struct hmap *m, const void *key)
 	/* Backward shift: pull later entries of the run into the hole when
 	 * their home slot does not lie between the hole and them. */
 	for (j = (i + 1) & mask; slot(m, j)[0]; j = (j + 1) & mask) {
-		home = hash(m, slot(m, j) + HDR) & mask;
+		home = hash(m, slot(m, j) + m->key_off) & mask;
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			memcpy(slot(m, i), slot(m, j), m->slot_size);
 			i = j;
@@ -187,7 +203,7 @@ bool hmap_next(const struct hmap *m, size_t *pos, const void **key,
 
 		if (s[0]) {
 			(*pos)++;
-			*key = s + HDR;
+			*key = s + m->key_off;
 			*val = val_of(m, s);
 			return true;
 		}

@@ -20,7 +20,7 @@
 struct hmap {
 	unsigned char *slots; /* cap slots: [used][key][value] */
 	size_t cap, n;
-	uint32_t key_size, val_size, slot_size;
+	uint32_t key_size, val_size, slot_size, key_off, val_off;
 	uint64_t seed;
 	uint64_t probes; /* slots looked at beyond the first, in all */
 };

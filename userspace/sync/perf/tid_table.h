@@ -1,11 +1,11 @@
 /* The process (tgid) of each thread id of one machine, as the trace inputs
  * of a `sync` run describe them (trace_tids.h fills it): perf script text
  * printed without pids (`-F comm,tid,...`) takes its samples' processes
- * from here. Open addressing on a hash of the tid keyed with a random seed
- * (hostile tids cannot cluster), no deletion.
+ * from here. A hash map (util/hashmap.h) keyed with a random seed
+ * (hostile tids cannot cluster).
  *
- * Bounded: at most `max` tids (TID_TABLE_MAX by default: 16 MiB of slots
- * at most); tids offered beyond that are refused and counted. A tid given
+ * Bounded: at most `max` tids (TID_TABLE_MAX by default: 24 MiB of slots
+ * at most, 12 bytes each); tids offered beyond that are refused and counted. A tid given
  * two different tgids (the kernel reused it for another process during
  * the traces) has no answer: which process a sample meant is unknown. */
 #ifndef BTR_TID_TABLE_H
@@ -14,22 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hashmap.h"
+
 #define TID_TABLE_MAX (1u << 20)
 #define TID_TABLE_REUSED (-1)
 
-struct tid_entry {
-	int32_t tid;  /* 0: empty slot */
-	int32_t tgid; /* TID_TABLE_REUSED: given two tgids */
-};
-
 struct tid_table {
-	struct tid_entry *slots;
-	size_t nslots;       /* 0 or a power of two, over twice n */
-	size_t n, max;       /* tids held, and the limit */
+	struct hmap map;     /* tid -> tgid (int32_t) */
+	size_t max;          /* the limit of map.n */
 	uint64_t refused;    /* new tids offered while full */
 	uint64_t reused;     /* tids given a second tgid */
-	uint64_t probes;     /* slots looked at beyond the first, in all */
-	uint32_t seed;       /* of the hash, random per table */
 };
 
 /* An empty table of at most max tids (0: TID_TABLE_MAX). */
