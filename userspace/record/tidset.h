@@ -1,5 +1,5 @@
-/* A set of positive 32-bit ids (tids, pids): open addressing with linear
- * probing and tombstones; cheap enough to consult on every record. */
+/* A set of positive 32-bit ids (tids, pids) over util/hashmap: cheap
+ * enough to consult on every record. Zeroed is empty. */
 #ifndef BTR_TIDSET_H
 #define BTR_TIDSET_H
 
@@ -7,13 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hashmap.h"
+
 struct tidset {
-	int32_t *slots; /* 0 empty, -1 deleted, else the id */
-	size_t cap, used, live;
+	struct hmap map; /* of int32_t ids, no values */
 };
 
 bool tidset_has(const struct tidset *s, int32_t id);
-/* 1 if added, 0 if present, -1 out of memory. */
+/* 1 if added, 0 if present (or not positive), -1 out of memory. */
 int tidset_add(struct tidset *s, int32_t id);
 void tidset_del(struct tidset *s, int32_t id);
 void tidset_free(struct tidset *s);
