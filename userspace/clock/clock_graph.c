@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
+
 #define CG_MAX_HOPS 4
 #define CG_CACHE_SLOTS 16
 #define CG_NONE UINT32_MAX
@@ -68,8 +70,7 @@ struct cg_item {
 struct btr_clock_graph {
 	struct cg_clock *clocks; /* slots past nclocks are zeroed */
 	size_t nclocks, clock_cap;
-	uint32_t *index; /* open addressing: clock index + 1, 0 is empty */
-	size_t index_cap;
+	struct hmap index; /* clock key -> clock index (uint32_t) */
 	uint32_t *queue; /* path search, clock_cap slots */
 	size_t queue_cap;
 	uint32_t epoch;
@@ -140,21 +141,6 @@ int btr_clock_key_cmp(struct btr_clock_key a, struct btr_clock_key b)
 	return d ? d : cmp_u32(a.machine, b.machine);
 }
 
-static uint64_t hash_step(uint64_t h, uint32_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 31);
-}
-
-static uint64_t key_hash(struct btr_clock_key k)
-{
-	uint64_t h = hash_step(0, k.clock_id);
-
-	h = hash_step(h, k.seq_id);
-	h = hash_step(h, k.file);
-	return hash_step(h, k.machine);
-}
-
 /* ---- arithmetic ---- */
 
 /* ---- memory ---- */
@@ -202,46 +188,30 @@ static void *grow_array(struct btr_clock_graph *g, void *p, size_t *cap,
 static uint32_t clock_find(const struct btr_clock_graph *g,
 			   struct btr_clock_key key)
 {
-	size_t mask = g->index_cap - 1, i;
+	const uint32_t *c = hmap_find(&g->index, &key);
 
-	if (!g->index_cap)
-		return CG_NONE;
-	for (i = key_hash(key) & mask; g->index[i]; i = (i + 1) & mask)
-		if (btr_clock_key_equal(g->clocks[g->index[i] - 1].key, key))
-			return g->index[i] - 1;
-	return CG_NONE;
+	return c ? *c : CG_NONE;
 }
 
-static void index_insert(uint32_t *index, size_t cap, struct btr_clock_key key,
+/* Reserved beforehand (index_reserve): never allocates. */
+static void index_insert(struct btr_clock_graph *g, struct btr_clock_key key,
 			 uint32_t clock)
 {
-	size_t mask = cap - 1, i = key_hash(key) & mask;
+	bool added;
 
-	while (index[i])
-		i = (i + 1) & mask;
-	index[i] = clock + 1;
+	*(uint32_t *)hmap_insert(&g->index, &key, &added) = clock;
 }
 
-/* Keeps the index at most half full for nclocks clocks. */
+/* Room in the index for nclocks clocks. */
 static int index_reserve(struct btr_clock_graph *g, size_t nclocks)
 {
-	size_t cap = g->index_cap ? g->index_cap : 16, c;
-	uint32_t *index;
-
-	while (cap < 2 * nclocks)
-		cap *= 2;
-	if (cap == g->index_cap)
+	if (2 * nclocks <= g->index.cap)
 		return 0;
-	index = cg_realloc(g, NULL, cap * sizeof(*index));
-	if (!index)
+	if (g->allocs_left == 0) /* the tests' failure injection */
 		return -ENOMEM;
-	memset(index, 0, cap * sizeof(*index));
-	for (c = 0; c < g->nclocks; c++)
-		index_insert(index, cap, g->clocks[c].key, (uint32_t)c);
-	free(g->index);
-	g->index = index;
-	g->index_cap = cap;
-	return 0;
+	if (g->allocs_left > 0)
+		g->allocs_left--;
+	return hmap_reserve(&g->index, nclocks) ? -ENOMEM : 0;
 }
 
 /* ---- graph lifetime ---- */
@@ -253,6 +223,8 @@ struct btr_clock_graph *btr_clock_graph_new(void)
 	if (!g)
 		return NULL;
 	g->trace_clock.clock_id = BTR_CLOCK_TRACE_FILE;
+	hmap_init(&g->index, sizeof(struct btr_clock_key), sizeof(uint32_t),
+		  0);
 	g->cache_enabled = true;
 	g->allocs_left = -1;
 	return g;
@@ -280,7 +252,7 @@ void btr_clock_graph_free(struct btr_clock_graph *g)
 	for (i = 0; i < g->nseries; i++)
 		series_release(&g->series[i]);
 	free(g->clocks);
-	free(g->index);
+	hmap_free(&g->index);
 	free(g->queue);
 	free(g->series);
 	free(g->items);
@@ -366,6 +338,12 @@ static bool item_valid(const struct btr_clock_graph *g, const struct cg_item *it
 		return !it->incremental || in_seq_range(it->key.clock_id);
 	c = &g->clocks[it->clock];
 	return c->unit == it->unit && c->incremental == it->incremental;
+}
+
+static uint64_t hash_step(uint64_t h, uint32_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 31);
 }
 
 static uint64_t items_hash(const struct cg_item *items, size_t n)
@@ -572,7 +550,7 @@ static void clock_commit(struct btr_clock_graph *g, const struct cg_item *it)
 		c->key = it->key;
 		c->unit = it->unit;
 		c->incremental = it->incremental;
-		index_insert(g->index, g->index_cap, it->key, it->clock);
+		index_insert(g, it->key, it->clock);
 		g->nclocks++;
 	}
 	if (c->incremental)

@@ -123,13 +123,14 @@ void *hmap_find(const struct hmap *m, const void *key)
 	return found ? val_of(m, slot(m, i)) : NULL;
 }
 
-static int grow(struct hmap *m)
+/* Rehashes into cap slots (a power of two, over twice m->n). */
+static int resize(struct hmap *m, size_t cap)
 {
 	struct hmap g = *m;
 	size_t i;
 	bool found;
 
-	g.cap = m->cap ? m->cap * 2 : FIRST_CAP;
+	g.cap = cap;
 	g.slots = calloc(g.cap, g.slot_size);
 	if (!g.slots)
 		return -1;
@@ -146,6 +147,15 @@ static int grow(struct hmap *m)
 	return 0;
 }
 
+int hmap_reserve(struct hmap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : FIRST_CAP;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	return cap == m->cap ? 0 : resize(m, cap);
+}
+
 void *hmap_insert(struct hmap *m, const void *key, bool *added)
 {
 	unsigned char *s;
@@ -158,7 +168,7 @@ void *hmap_insert(struct hmap *m, const void *key, bool *added)
 	if (found)
 		return val_of(m, slot(m, i));
 	if (2 * (m->n + 1) > m->cap) {
-		if (grow(m))
+		if (hmap_reserve(m, m->n + 1))
 			return NULL;
 		i = locate(m, key, &found);
 	}

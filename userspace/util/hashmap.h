@@ -30,6 +30,10 @@ void hmap_init(struct hmap *m, size_t key_size, size_t val_size,
 	       uint64_t seed);
 void hmap_free(struct hmap *m); /* empty again, same sizes and seed */
 
+/* Room for n keys in all: insertions up to n then never allocate. Returns
+ * 0, or -1 when out of memory (the map unchanged). */
+int hmap_reserve(struct hmap *m, size_t n);
+
 /* The value of key, or NULL when the map does not hold it. */
 void *hmap_find(const struct hmap *m, const void *key);
 /* The value of key, zeroed and *added set when it is new; NULL when out
