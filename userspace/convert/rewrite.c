@@ -75,14 +75,10 @@ static bool packet_time(struct rewrite *rw, const struct packet_info *info,
 /* TracePacketDefaults without its timestamp_clock_id. */
 static void defaults_rewrite(struct rewrite *rw, const struct wire_field *d)
 {
-	struct wire_reader r;
-	struct wire_field f;
 	size_t mark = wbuf_begin_len(&rw->out, PKT_DEFAULTS);
 
-	wire_reader_init(&r, d->data, (size_t)d->val);
-	while (wire_next(&r, &f) > 0)
-		if (f.num != DEFAULTS_TIMESTAMP_CLOCK_ID)
-			wbuf_field_copy(&rw->out, &f);
+	wbuf_copy_except(&rw->out, d->data, (size_t)d->val,
+			 DEFAULTS_TIMESTAMP_CLOCK_ID);
 	wbuf_end_len(&rw->out, mark);
 }
 
@@ -91,8 +87,6 @@ static void defaults_rewrite(struct rewrite *rw, const struct wire_field *d)
 static void snapshot_rewrite(struct rewrite *rw, const struct wire_field *s)
 {
 	uint32_t trace_clock = rw->tl->trace_clock.clock_id, declared;
-	struct wire_reader r;
-	struct wire_field f;
 	size_t mark;
 
 	if (snapshot_declared_clock(s->data, (size_t)s->val, &declared) &&
@@ -101,10 +95,8 @@ static void snapshot_rewrite(struct rewrite *rw, const struct wire_field *s)
 		return;
 	}
 	mark = wbuf_begin_len(&rw->out, PKT_CLOCK_SNAPSHOT);
-	wire_reader_init(&r, s->data, (size_t)s->val);
-	while (wire_next(&r, &f) > 0)
-		if (f.num != SNAP_PRIMARY_TRACE_CLOCK)
-			wbuf_field_copy(&rw->out, &f);
+	wbuf_copy_except(&rw->out, s->data, (size_t)s->val,
+			 SNAP_PRIMARY_TRACE_CLOCK);
 	wbuf_field_varint(&rw->out, SNAP_PRIMARY_TRACE_CLOCK, trace_clock);
 	wbuf_end_len(&rw->out, mark);
 }

@@ -14,16 +14,10 @@ void relabel_free(struct relabel *r)
 static void sysinfo_named(struct wbuf *b, const uint8_t *p, size_t n,
 			  const char *name)
 {
-	struct wire_reader rd;
-	struct wire_field f;
 	size_t mark = wbuf_begin_len(b, PKT_SYSTEM_INFO);
 
-	if (p) {
-		wire_reader_init(&rd, p, n);
-		while (wire_next(&rd, &f) > 0)
-			if (f.num != SYSTEM_INFO_MACHINE_NAME)
-				wbuf_field_copy(b, &f);
-	}
+	if (p)
+		wbuf_copy_except(b, p, n, SYSTEM_INFO_MACHINE_NAME);
 	wbuf_field_bytes(b, SYSTEM_INFO_MACHINE_NAME, name, strlen(name));
 	wbuf_end_len(b, mark);
 }

@@ -229,6 +229,17 @@ void wbuf_field_copy(struct wbuf *b, const struct wire_field *f)
 	wbuf_put(b, f->start, (size_t)(f->end - f->start));
 }
 
+void wbuf_copy_except(struct wbuf *b, const void *p, size_t n, uint32_t skip)
+{
+	struct wire_reader r;
+	struct wire_field f;
+
+	wire_reader_init(&r, p, n);
+	while (wire_next(&r, &f) > 0)
+		if (f.num != skip)
+			wbuf_field_copy(b, &f);
+}
+
 void wbuf_field_packed(struct wbuf *b, uint32_t num, const uint64_t *v,
 		       size_t n)
 {

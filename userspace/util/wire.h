@@ -73,6 +73,9 @@ void wbuf_field_varint(struct wbuf *b, uint32_t num, uint64_t v);
 void wbuf_field_bytes(struct wbuf *b, uint32_t num, const void *p, size_t n);
 /* Copies a field read by wire_next() unchanged. */
 void wbuf_field_copy(struct wbuf *b, const struct wire_field *f);
+/* Every field of the message p[0..n) but those numbered skip, copied byte
+ * for byte in their order (the walk stops at a malformed field). */
+void wbuf_copy_except(struct wbuf *b, const void *p, size_t n, uint32_t skip);
 /* A packed repeated varint field holding v[0..n) (nothing when n is 0). */
 void wbuf_field_packed(struct wbuf *b, uint32_t num, const uint64_t *v,
 		       size_t n);

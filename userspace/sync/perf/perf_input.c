@@ -31,18 +31,13 @@ static int sink_emit(struct packet_sink *s, uint32_t seq, const uint8_t *p,
 		     size_t n)
 {
 	struct keyed_sink *k = s->ctx;
-	struct wire_reader r;
-	struct wire_field f;
 	int err;
 
 	(void)seq;
 	if (k->err)
 		return k->err;
 	k->out.len = 0;
-	wire_reader_init(&r, p, n);
-	while (wire_next(&r, &f) > 0)
-		if (f.num != PKT_TRUSTED_PID)
-			wbuf_field_copy(&k->out, &f);
+	wbuf_copy_except(&k->out, p, n, PKT_TRUSTED_PID);
 	if (k->out.oom)
 		return -ENOMEM;
 	err = k->emit(k->ctx, k->key, k->out.p, k->out.len);
