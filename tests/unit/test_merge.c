@@ -160,7 +160,7 @@ static void run(struct run *r, const char **paths, size_t n,
 		r->p[i] = &r->in[i];
 		if (input_open(&r->in[i], paths[i], (uint32_t)i + 1))
 			abort();
-		r->in[i].member = strdup(strrchr(paths[i], '/') + 1);
+		r->in[i].file.member = strdup(strrchr(paths[i], '/') + 1);
 	}
 	r->o.trace_clock = trace_clock;
 	r->o.manifest = m;
@@ -183,7 +183,7 @@ static void run_free(struct run *r)
 /* The machine table index of slot 0 of input i. */
 static uint32_t machine_of(const struct run *r, size_t i)
 {
-	return r->in[i].fm.v[0].machine;
+	return r->in[i].scan.fm.v[0].machine;
 }
 
 /* ---- tests ---- */
@@ -341,7 +341,7 @@ static void test_isolation(void)
 	run(&r, p, 2, NULL, 0);
 	CHECK_EQ_I64(r.rc, 0);
 	CHECK_EQ_I64(r.tl.machines.n, 1);
-	CHECK(r.in[0].fm.v[0].tag == 0 && r.in[1].fm.v[0].tag != 0);
+	CHECK(r.in[0].scan.fm.v[0].tag == 0 && r.in[1].scan.fm.v[0].tag != 0);
 	CHECK_EQ_I64(r.g.ts[2], 1100000); /* a's own MONOTONIC offset */
 	CHECK_EQ_I64(r.g.ts[10], 2100000); /* a2's, through its BOOTTIME */
 	CHECK_EQ_I64(r.g.ts[11], 2100000);
@@ -365,7 +365,7 @@ static void test_adoption_and_clockless(void)
 	run(&r, p, 2, NULL, 0);
 	CHECK_EQ_I64(r.rc, 0);
 	CHECK_EQ_I64(r.tl.machines.n, 1);
-	CHECK_EQ_I64(r.in[0].fm.n, 1);
+	CHECK_EQ_I64(r.in[0].scan.fm.n, 1);
 	CHECK_EQ_I64(r.g.ts[1], 1100);
 	CHECK_EQ_I64(r.g.ts[2], 77); /* its own timeline, at zero offset */
 	CHECK_EQ_I64(r.tl.machines.v[0].out_id, 0);
@@ -411,7 +411,7 @@ static void test_manifest_edges(void)
 	 * 500050 on a's BOOTTIME */
 	CHECK_EQ_I64(r.g.ts[20], 500050);
 	CHECK_EQ_I64(r.tl.machines.n, 3);
-	CHECK_EQ_I64(r.in[2].manifest_entry, 2);
+	CHECK_EQ_I64(r.in[2].file.manifest_entry, 2);
 	run_free(&r);
 	manifest_free(&m);
 }
@@ -516,8 +516,8 @@ static void test_relabel(void)
 	pkt(&t, 10, 5100000, 0, 2, 0);
 	p[1] = save(&t, "b.pb");
 	run(&r, p, 2, NULL, 0);
-	CHECK(seq_map_assign(&r.in[0].seqs, &used, &max) == 0);
-	CHECK(seq_map_assign(&r.in[1].seqs, &used, &max) == 0);
+	CHECK(seq_map_assign(&r.in[0].scan.seqs, &used, &max) == 0);
+	CHECK(seq_map_assign(&r.in[1].scan.seqs, &used, &max) == 0);
 	rl.tl = &r.tl;
 	CHECK(input_rewind(&r.in[1]) == 0);
 	while (input_next(&r.in[1], &ip) > 0) {
@@ -541,7 +541,7 @@ static void test_relabel(void)
 	CHECK_EQ_I64(machines, 2);
 	CHECK_EQ_I64(named, 1);
 	CHECK_EQ_I64(seq2, 0);
-	CHECK_EQ_I64(seq_map_get(&r.in[1].seqs, 2), 4);
+	CHECK_EQ_I64(seq_map_get(&r.in[1].scan.seqs, 2), 4);
 	for (i = 0; i < r.tl.machines.n; i++)
 		r.tl.machines.v[i].sysinfo_done = false;
 	relabel_free(&rl);

@@ -406,7 +406,7 @@ static void test_trailer_machines(void)
 	CHECK_EQ_I64(back.stat[SYNC_STAT_NEGATIVE], 4);
 	/* re-sync: the earlier trailer's machine 9 is this file's machine 9
 	 * again; its totals come with the input (prior) */
-	sync_info_read_machines(info.sync_info, info.sync_info_len, &in.fm,
+	sync_info_read_machines(info.sync_info, info.sync_info_len, &in.scan.fm,
 				&tl);
 	sync_stats_add(&st, &back);
 	CHECK_STR(trailer_lines(&tl, &st, &l),
@@ -453,7 +453,7 @@ static void test_trailer_unknown_machine(void)
 	}
 	wbuf_end_len(&s, m);
 	CHECK(packet_info_read(s.p, s.len, &info, &why) == 0);
-	sync_info_read_machines(info.sync_info, info.sync_info_len, &in.fm,
+	sync_info_read_machines(info.sync_info, info.sync_info_len, &in.scan.fm,
 				&tl);
 	st.stat[SYNC_STAT_NO_PATH] = 7;
 	CHECK_STR(trailer_lines(&tl, &st, &l),

@@ -305,9 +305,9 @@ static void test_collect(void)
 	if (timeline_init(&tl))
 		abort();
 	CHECK_EQ_I64(convert_prepare(inputs, 1, 0, &tl, &st, &failed), 0);
-	CHECK_EQ_I64(in.fm.n, 2);
-	m0 = in.fm.v[0].machine;
-	m7 = in.fm.v[file_machines_find(&in.fm, 7)].machine;
+	CHECK_EQ_I64(in.scan.fm.n, 2);
+	m0 = in.scan.fm.v[0].machine;
+	m7 = in.scan.fm.v[file_machines_find(&in.scan.fm, 7)].machine;
 	CHECK(m0 != m7);
 
 	check_collect(&in, m0, own, 2);

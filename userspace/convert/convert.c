@@ -16,7 +16,7 @@ static int scan_all(struct input **inputs, size_t n, struct input **failed)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (inputs[i]->kind != INPUT_PROTO)
+		if (inputs[i]->file.kind != INPUT_PROTO)
 			continue;
 		err = input_scan(inputs[i]);
 		if (err == -ENOMEM) {
@@ -91,22 +91,22 @@ int convert_input(struct input *in, struct timeline *tl,
 	const char *why = NULL;
 	int rc, err = 0;
 
-	if (in->kind != INPUT_PROTO)
+	if (in->file.kind != INPUT_PROTO)
 		return 0;
 	rewrite_init(&rw, &(struct rewrite_params){
 				  .tl = tl,
-				  .scope = in->scope,
+				  .scope = in->file.scope,
 				  .default_clock = input_default_clock(in),
-				  .bundle_clock = in->bundle_clock,
-				  .adopted_machine = in->adopted_machine,
-				  .fm = &in->fm,
+				  .bundle_clock = in->scan.bundle_clock,
+				  .adopted_machine = in->scan.adopted_machine,
+				  .fm = &in->scan.fm,
 			  });
 	tl->stats = stats;
 	if (input_rewind(in)) {
 		rewrite_free(&rw);
 		return CONVERT_INPUT_ERROR;
 	}
-	snap_list_rewind(&in->snaps, tl->graph);
+	snap_list_rewind(&in->scan.snaps, tl->graph);
 	while ((rc = input_next(in, &p)) > 0) {
 		if (p.info.sync_info) {
 			/* An earlier sync's trailer: not a packet of the trace */
@@ -118,17 +118,17 @@ int convert_input(struct input *in, struct timeline *tl,
 				break;
 			continue;
 		}
-		if (p.index == in->scan_fail_index) {
+		if (p.index == in->scan.scan_fail_index) {
 			/* what only the first pass reads (a snapshot) */
-			snprintf(in->err, sizeof(in->err), "%s", in->scan_err);
+			snprintf(in->err, sizeof(in->err), "%s", in->scan.scan_err);
 			err = CONVERT_INPUT_ERROR;
 			break;
 		}
 		stats->packets_in++;
-		snap_list_replay(&in->snaps, tl->graph, p.index);
+		snap_list_replay(&in->scan.snaps, tl->graph, p.index);
 		err = rewrite_packet(&rw, p.data, p.len, &p.info, &res, &why);
 		if (err == -1) {
-			msg_at(in->err, sizeof(in->err), in->name, p.offset,
+			msg_at(in->err, sizeof(in->err), in->file.name, p.offset,
 			       "malformed TracePacket: %s", why);
 			err = CONVERT_INPUT_ERROR;
 			break;

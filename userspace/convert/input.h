@@ -43,7 +43,8 @@ enum input_kind {
 	INPUT_PERF_TEXT,      /* perf script output */
 };
 
-struct input {
+/* What the input is and where its bytes are: set when it is opened. */
+struct input_file {
 	char *path;
 	const char *name;     /* for messages: the path, "<stdin>", the label */
 	char *label;          /* "ARCHIVE:MEMBER" of an archive member */
@@ -54,7 +55,10 @@ struct input {
 	enum input_kind kind;
 	uint32_t perf_clock;  /* INPUT_PERF_TEXT: clock of its timestamps */
 	struct clock_scope scope;
-	/* first pass */
+};
+
+/* What the first pass (input_scan, scan.c) found. */
+struct input_scan {
 	struct snap_list snaps;
 	struct file_machines fm; /* its machines; snapshots keyed by slot */
 	struct seq_map seqs;  /* its sequence ids and their output ids */
@@ -71,7 +75,10 @@ struct input {
 	uint64_t scan_fail_index; /* packet the first pass failed on (only it
 				   * reads snapshots whole), UINT64_MAX */
 	char scan_err[512];   /* and why */
-	/* reading */
+};
+
+/* Where a pass is in the file (input.c). */
+struct input_read {
 	struct trace_reader *r;
 	int stdin_fd;         /* -1, or the (spooled) file of stdin */
 	long long stdin_start;
@@ -79,8 +86,14 @@ struct input {
 	uint8_t *unpacked;    /* inflated compressed_packets */
 	size_t unpacked_len, unpacked_cap, unpacked_pos;
 	uint64_t unpacked_offset;
-	char err[512];        /* "NAME: offset N: what" of the last error */
 	char warning[512];    /* a torn last record, "" if none */
+};
+
+struct input {
+	struct input_file file;
+	struct input_scan scan;
+	struct input_read rd;
+	char err[512];        /* "NAME: offset N: what" of the last error */
 };
 
 /* Opens the input (spooling stdin). Returns 0, or -1 with in->err set. */
@@ -99,13 +112,17 @@ long input_head(struct input *in, uint8_t *buf, size_t n);
  * with in->err set. */
 FILE *input_fopen(struct input *in);
 
+/* "NAME: offset N: ..." into in->err; returns -1. */
+int input_fail_at(struct input *in, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Starts a pass at the first packet. Returns 0 or -1 (in->err). */
 int input_rewind(struct input *in);
 /* 1: *p is the next packet; 0: end (in->warning tells a torn tail); -1:
  * corrupt or unreadable, in->err says where. */
 int input_next(struct input *in, struct input_packet *p);
 
-/* The first pass: gathers the snapshots (and bundle clock pairs), the
+/* scan.c, the first pass: gathers the snapshots (and bundle clock pairs), the
  * clock the snapshots declare, and whether the file adopted a machine id.
  * Returns 0, -1 (in->err; what was read before the error is kept), or
  * -ENOMEM. */

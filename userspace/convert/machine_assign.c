@@ -18,11 +18,11 @@ static const char *base_name(const char *path)
 /* True when the manifest path `path` names input in. */
 static bool names(const struct input *in, const char *path)
 {
-	if (in->member)
-		return !strcmp(in->member, path);
-	if (in->fd_path || in->stdin_fd >= 0)
+	if (in->file.member)
+		return !strcmp(in->file.member, path);
+	if (in->file.fd_path || in->rd.stdin_fd >= 0)
 		return false;
-	return !strcmp(in->path, path) || !strcmp(base_name(in->path), path);
+	return !strcmp(in->file.path, path) || !strcmp(base_name(in->file.path), path);
 }
 
 int manifest_bind(struct manifest *m, struct input **in, size_t n, char *err,
@@ -41,7 +41,7 @@ int manifest_bind(struct manifest *m, struct input **in, size_t n, char *err,
 				snprintf(err, errlen, "perfetto_manifest: "
 					 "files[%zu].path: '%s' names several "
 					 "inputs (%s and %s)", i, f->path,
-					 in[f->input]->name, in[k]->name);
+					 in[f->input]->file.name, in[k]->file.name);
 				return -1;
 			}
 			f->input = (long)k;
@@ -53,13 +53,13 @@ int manifest_bind(struct manifest *m, struct input **in, size_t n, char *err,
 				 f->path);
 			return -1;
 		}
-		if (in[f->input]->manifest_entry >= 0) {
+		if (in[f->input]->file.manifest_entry >= 0) {
 			snprintf(err, errlen, "perfetto_manifest: files[%zu]."
 				 "path: '%s' is the input of files[%ld] too",
-				 i, f->path, in[f->input]->manifest_entry);
+				 i, f->path, in[f->input]->file.manifest_entry);
 			return -1;
 		}
-		in[f->input]->manifest_entry = (long)i;
+		in[f->input]->file.manifest_entry = (long)i;
 	}
 	return 0;
 }
@@ -67,7 +67,7 @@ int manifest_bind(struct manifest *m, struct input **in, size_t n, char *err,
 static const struct manifest_file *entry_of(const struct input *in,
 					    const struct manifest *m)
 {
-	return m && in->manifest_entry >= 0 ? &m->files[in->manifest_entry] :
+	return m && in->file.manifest_entry >= 0 ? &m->files[in->file.manifest_entry] :
 					      NULL;
 }
 
@@ -78,17 +78,17 @@ static int manifest_name(const struct input *in, const struct manifest *m,
 			 size_t errlen)
 {
 	const struct manifest_file *f = entry_of(in, m);
-	uint32_t raw = in->fm.v[s].raw_id;
+	uint32_t raw = in->scan.fm.v[s].raw_id;
 
 	*name = NULL;
 	if (!f)
 		return 0;
 	if (f->machine) {
-		if (in->fm.n > 1) {
+		if (in->scan.fm.n > 1) {
 			snprintf(err, errlen, "perfetto_manifest: files[%ld]."
 				 "machine: '%s' holds data of %zu machines; "
-				 "name them with machines", in->manifest_entry,
-				 f->path, in->fm.n);
+				 "name them with machines", in->file.manifest_entry,
+				 f->path, in->scan.fm.n);
 			return -1;
 		}
 		*name = f->machine;
@@ -102,7 +102,7 @@ static int manifest_name(const struct input *in, const struct manifest *m,
 	if (!*name && raw) {
 		snprintf(err, errlen, "perfetto_manifest: files[%ld].machines: "
 			 "undeclared machine id %" PRIu32 " in '%s'",
-			 in->manifest_entry, raw, f->path);
+			 in->file.manifest_entry, raw, f->path);
 		return -1;
 	}
 	return 0;
@@ -118,7 +118,7 @@ static int slot_machine(struct input *in, const struct manifest *m,
 	if (manifest_name(in, m, s, &name, err, errlen))
 		return -1;
 	if (!name)
-		name = in->fm.v[s].name;
+		name = in->scan.fm.v[s].name;
 	if (name)
 		return machine_table_named(t, name, idx);
 	if (s)
@@ -143,21 +143,21 @@ static int assign_input(struct input *in, const struct manifest *m,
 			struct machine_table *t, bool first, char *err,
 			size_t errlen)
 {
-	uint32_t *order = malloc(in->fm.n * sizeof(*order)), idx, k;
+	uint32_t *order = malloc(in->scan.fm.n * sizeof(*order)), idx, k;
 	int rc = 0;
 
 	if (!order)
 		return -ENOMEM;
-	for (k = 0; k < in->fm.n; k++)
+	for (k = 0; k < in->scan.fm.n; k++)
 		order[k] = k;
-	qsort_r(order + 1, in->fm.n - 1, sizeof(*order), cmp_raw, &in->fm);
-	for (k = 0; k < in->fm.n && !rc; k++) {
+	qsort_r(order + 1, in->scan.fm.n - 1, sizeof(*order), cmp_raw, &in->scan.fm);
+	for (k = 0; k < in->scan.fm.n && !rc; k++) {
 		rc = slot_machine(in, m, t, order[k], &idx, err, errlen);
 		if (rc)
 			break;
 		if (first && order[k] == 0)
 			t->host = idx; /* the unnamed inputs' machine */
-		machine_bind(t, &in->fm, order[k], in->scope.file, idx);
+		machine_bind(t, &in->scan.fm, order[k], in->file.scope.file, idx);
 	}
 	free(order);
 	return rc;
@@ -193,21 +193,21 @@ long machine_slot_named(const struct input *in, const struct machine_table *t,
 {
 	size_t s;
 
-	if (!name && in->fm.n > 1) {
+	if (!name && in->scan.fm.n > 1) {
 		snprintf(err, errlen, "perfetto_manifest: %s: '%s' is a "
 			 "multi-machine trace; also name the machine", what,
-			 in->name);
+			 in->file.name);
 		return -1;
 	}
 	if (!name)
 		return 0;
-	for (s = 0; s < in->fm.n; s++) {
-		const char *mn = t->v[in->fm.v[s].machine].name;
+	for (s = 0; s < in->scan.fm.n; s++) {
+		const char *mn = t->v[in->scan.fm.v[s].machine].name;
 
 		if (mn && !strcmp(mn, name))
 			return (long)s;
 	}
 	snprintf(err, errlen, "perfetto_manifest: %s: '%s' is not a machine "
-		 "of '%s'", what, name, in->name);
+		 "of '%s'", what, name, in->file.name);
 	return -1;
 }

@@ -20,7 +20,7 @@
 #include "convert/input.h"
 #include "convert/manifest.h"
 
-/* Binds m's entries to inputs (in->manifest_entry, entry->input). Returns
+/* Binds m's entries to inputs (in->file.manifest_entry, entry->input). Returns
  * 0, or -1 with a message in err. */
 int manifest_bind(struct manifest *m, struct input **in, size_t n, char *err,
 		  size_t errlen);

@@ -30,16 +30,16 @@ static struct btr_clock_key key_of(uint32_t clock, uint32_t file,
 static struct btr_clock_key slot_key(const struct input *in, uint32_t s,
 				     uint32_t clock)
 {
-	return key_of(clock, in->scope.file, in->fm.v[s].machine,
-		      in->fm.v[s].tag);
+	return key_of(clock, in->file.scope.file, in->scan.fm.v[s].machine,
+		      in->scan.fm.v[s].tag);
 }
 
 /* The input's own timeline: a trace's private TRACE_FILE clock, perf's
  * clock (PIN and sync_to without clock). */
 static struct btr_clock_key private_key(const struct input *in, uint32_t s)
 {
-	return slot_key(in, s, in->kind == INPUT_PERF_TEXT ?
-				       in->perf_clock : BTR_CLOCK_TRACE_FILE);
+	return slot_key(in, s, in->file.kind == INPUT_PERF_TEXT ?
+				       in->file.perf_clock : BTR_CLOCK_TRACE_FILE);
 }
 
 /* The first input's claim: its declared clock, or perf's clock. */
@@ -48,12 +48,12 @@ static long first_claim(struct input **in, size_t n, uint32_t *clock)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (in[i]->kind == INPUT_PERF_TEXT) {
-			*clock = in[i]->perf_clock;
+		if (in[i]->file.kind == INPUT_PERF_TEXT) {
+			*clock = in[i]->file.perf_clock;
 			return (long)i;
 		}
-		if (in[i]->has_declared) {
-			*clock = in[i]->declared;
+		if (in[i]->scan.has_declared) {
+			*clock = in[i]->scan.declared;
 			return (long)i;
 		}
 	}
@@ -80,16 +80,16 @@ int placement_trace_time(struct input **in, size_t n,
 						  errlen);
 			if (slot < 0)
 				return -1;
-			machine = owner->fm.v[slot].machine;
+			machine = owner->scan.fm.v[slot].machine;
 		}
 	} else if ((pl->claimer = first_claim(in, n, &id)) >= 0) {
 		owner = in[pl->claimer];
-		machine = owner->fm.v[0].machine;
+		machine = owner->scan.fm.v[0].machine;
 	}
 	if (clock)
 		id = clock;
 	if (owner)
-		file = owner->scope.file;
+		file = owner->file.scope.file;
 	if (machine == UINT32_MAX)
 		machine = 0; /* no input: nothing to place */
 	/* trace time is the machine's own clock, or an input's timeline */
@@ -124,7 +124,7 @@ static int edge_source(const struct input *src, const struct machine_table *t,
 		*key = slot_key(src, (uint32_t)s, f->clocks.clock);
 		return 0;
 	}
-	if (src->kind == INPUT_PROTO && src->any_snapshot)
+	if (src->file.kind == INPUT_PROTO && src->scan.any_snapshot)
 		return edge_error(err, errlen, k, "a clocks override without "
 				  "a source clock pins a clockless file, but "
 				  "this one has clock snapshots: name the "
@@ -245,12 +245,12 @@ static int bridge_input(struct timeline *tl, struct input **in, size_t i,
 			struct placement *pl, struct sync_stats *stats)
 {
 	const struct input *x = in[i];
-	uint32_t clocks[2] = { input_default_clock(x), x->bundle_clock };
-	size_t nclocks = x->kind == INPUT_PERF_TEXT ? 1 : 2, k;
+	uint32_t clocks[2] = { input_default_clock(x), x->scan.bundle_clock };
+	size_t nclocks = x->file.kind == INPUT_PERF_TEXT ? 1 : 2, k;
 	uint32_t s;
 	int rc;
 
-	for (s = 0; s < x->fm.n; s++) {
+	for (s = 0; s < x->scan.fm.n; s++) {
 		bool counted = false;
 
 		for (k = 0; k < nclocks; k++) {
@@ -263,7 +263,7 @@ static int bridge_input(struct timeline *tl, struct input **in, size_t i,
 				continue;
 			/* once per input and machine, as Perfetto */
 			if (!counted)
-				timeline_count(tl, stats, x->fm.v[s].machine,
+				timeline_count(tl, stats, x->scan.fm.v[s].machine,
 					       SYNC_STAT_UNRELATABLE, 1);
 			counted = true;
 			if (note_unplaced(pl, i, s, clocks[k]))
@@ -317,9 +317,9 @@ long placement_apply(struct input **in, size_t n, const struct manifest *m,
 	for (i = 0; i < n; i++) {
 		struct rs_ctx x = { tl, in[i], 0 };
 
-		snap_list_scope(&in[i]->snaps, &in[i]->fm);
-		r = snap_list_apply_twins(&in[i]->snaps, tl->graph, twin, tl);
-		if (r < 0 || remote_sync_edges(&in[i]->rsync, remote_edge, &x))
+		snap_list_scope(&in[i]->scan.snaps, &in[i]->scan.fm);
+		r = snap_list_apply_twins(&in[i]->scan.snaps, tl->graph, twin, tl);
+		if (r < 0 || remote_sync_edges(&in[i]->scan.rsync, remote_edge, &x))
 			return -ENOMEM;
 		rejected += r + x.rejected;
 	}

@@ -177,16 +177,16 @@ static int dump_in_trace_clock(struct dump_ctx *c, const char *path)
 		input_close(&in);
 		return EXIT_FAIL;
 	}
-	c->name = in.name;
+	c->name = in.file.name;
 	if (timeline_init(&tl)) {
-		log_error("%s: out of memory", in.name);
+		log_error("%s: out of memory", in.file.name);
 		goto out;
 	}
 	/* An input error of the first pass shows again in the second, after
 	 * the packets before it are printed. */
 	err = convert_prepare(inputs, 1, 0, &tl, &st, &failed);
 	if (err == CONVERT_NO_MEMORY) {
-		log_error("%s: out of memory", in.name);
+		log_error("%s: out of memory", in.file.name);
 		goto out;
 	}
 	c->trace_clock = tl.trace_clock.clock_id;
@@ -197,11 +197,11 @@ static int dump_in_trace_clock(struct dump_ctx *c, const char *path)
 		goto out;
 	}
 	if (err == CONVERT_NO_MEMORY)
-		log_error("%s: out of memory", in.name);
+		log_error("%s: out of memory", in.file.name);
 	if (err)
 		goto out;
-	if (in.warning[0])
-		log_warn("%s", in.warning);
+	if (in.rd.warning[0])
+		log_warn("%s", in.rd.warning);
 	report_drops(c, &st);
 	if (log_verbosity > 0)
 		log_info("%s: %" PRIu64 " packets, %" PRIu64 " lines",

@@ -74,9 +74,9 @@ int relabel_packet(struct relabel *r, const struct input *in,
 		   size_t *len)
 {
 	const struct file_machine *s =
-		&in->fm.v[file_machines_find(&in->fm, info->machine_id)];
+		&in->scan.fm.v[file_machines_find(&in->scan.fm, info->machine_id)];
 	struct machine *m = &r->tl->machines.v[s->machine];
-	uint32_t seq = seq_map_get(&in->seqs, info->seq_id);
+	uint32_t seq = seq_map_get(&in->scan.seqs, info->seq_id);
 	const char *name = NULL;
 	struct wire_reader rd;
 	struct wire_field f;
@@ -93,7 +93,7 @@ int relabel_packet(struct relabel *r, const struct input *in,
 		m->sysinfo_done = true;
 		name = rename_to(m, info->system_info, info->system_info_len);
 	}
-	renumber = info->trace_stats && in->seqs.renumbered;
+	renumber = info->trace_stats && in->scan.seqs.renumbered;
 	if (!name && !renumber && seq == info->seq_id &&
 	    m->out_id == info->machine_id)
 		return 1;
@@ -107,7 +107,7 @@ int relabel_packet(struct relabel *r, const struct input *in,
 		else if (f.num == PKT_TRACE_STATS && renumber &&
 			 f.type == WIRE_LEN)
 			trace_stats_renumbered(&r->out, f.data, (size_t)f.val,
-					       &in->seqs);
+					       &in->scan.seqs);
 		else
 			wbuf_field_copy(&r->out, &f);
 	}

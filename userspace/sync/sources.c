@@ -51,7 +51,7 @@ static int add(struct build *b, struct input *in, int group, size_t arg,
 {
 	if (grow_array((void **)&b->e, &b->cap, b->n + 1, sizeof(*b->e), 8))
 		return fail(b->s, SOURCES_NO_MEMORY, "out of memory");
-	b->e[b->n++] = (struct entry){ in, group, arg, kind_order, in->member };
+	b->e[b->n++] = (struct entry){ in, group, arg, kind_order, in->file.member };
 	return 0;
 }
 
@@ -67,10 +67,10 @@ static int take_manifest(struct build *b, struct input *in, bool gzip)
 	if (s->has_manifest)
 		return fail(s, SOURCES_MANIFEST_ERROR, "%s: multiple "
 			    "perfetto_manifest files (the first: %s)",
-			    in->name, s->manifest.source);
+			    in->file.name, s->manifest.source);
 	if (gzip)
 		return fail(s, SOURCES_MANIFEST_ERROR, "%s: a gzip-compressed "
-			    "perfetto_manifest is not supported", in->name);
+			    "perfetto_manifest is not supported", in->file.name);
 	if (!(f = input_fopen(in)))
 		return fail(s, SOURCES_INPUT_ERROR, "%s", in->err);
 	for (;;) {
@@ -96,16 +96,16 @@ static int take_manifest(struct build *b, struct input *in, bool gzip)
 	if (rc) {
 		free(text);
 		return fail(s, SOURCES_MANIFEST_ERROR, "%s: unreadable or "
-			    "larger than %u bytes", in->name,
+			    "larger than %u bytes", in->file.name,
 			    MANIFEST_MAX_BYTES);
 	}
-	rc = manifest_parse(&s->manifest, in->name, text ? text : "", len, err,
+	rc = manifest_parse(&s->manifest, in->file.name, text ? text : "", len, err,
 			    sizeof(err));
 	free(text);
 	if (rc == -ENOMEM)
 		return fail(s, SOURCES_NO_MEMORY, "out of memory");
 	if (rc)
-		return fail(s, SOURCES_MANIFEST_ERROR, "%s: %s", in->name, err);
+		return fail(s, SOURCES_MANIFEST_ERROR, "%s: %s", in->file.name, err);
 	s->has_manifest = true;
 	return 0;
 }
@@ -128,11 +128,11 @@ static int detect(struct sources *s, struct input *in, enum input_format *f,
 	if (*f == FORMAT_UNKNOWN)
 		return fail(s, SOURCES_INPUT_ERROR, "%s: not a Perfetto trace, "
 			    "a tar or zip archive, a perfetto_manifest or perf "
-			    "script text", in->name);
+			    "script text", in->file.name);
 	if (*f == FORMAT_PERF_TEXT && *gzip)
 		return fail(s, SOURCES_INPUT_ERROR, "%s: gzip-compressed perf "
 			    "script text is not supported (gunzip it first)",
-			    in->name);
+			    in->file.name);
 	return 0;
 }
 
@@ -150,8 +150,8 @@ static int take(struct build *b, struct input *in, enum input_format f,
 		return rc;
 	}
 	if (f == FORMAT_PERF_TEXT) {
-		in->kind = INPUT_PERF_TEXT;
-		in->perf_clock = b->perf_clock;
+		in->file.kind = INPUT_PERF_TEXT;
+		in->file.perf_clock = b->perf_clock;
 	}
 	rc = add(b, in, group < 0 ? (f == FORMAT_TRACE ? 0 : 2) : group, arg,
 		 f == FORMAT_TRACE ? 0 : 1);
@@ -171,15 +171,15 @@ static int expand(struct build *b, struct input *ar, size_t arg)
 	int fd, rc = 0;
 	char err[768];
 
-	fd = ar->stdin_fd >= 0 ? dup(ar->stdin_fd) : -1;
-	if (ar->stdin_fd >= 0 &&
-	    (fd < 0 || lseek(fd, (off_t)ar->stdin_start, SEEK_SET) < 0))
-		rc = fail(s, SOURCES_INPUT_ERROR, "%s: %s", ar->name,
+	fd = ar->rd.stdin_fd >= 0 ? dup(ar->rd.stdin_fd) : -1;
+	if (ar->rd.stdin_fd >= 0 &&
+	    (fd < 0 || lseek(fd, (off_t)ar->rd.stdin_start, SEEK_SET) < 0))
+		rc = fail(s, SOURCES_INPUT_ERROR, "%s: %s", ar->file.name,
 			  strerror(errno));
-	if (!rc && fd < 0 && (fd = open(ar->path, O_RDONLY | O_CLOEXEC)) < 0)
-		rc = fail(s, SOURCES_INPUT_ERROR, "%s: %s", ar->name,
+	if (!rc && fd < 0 && (fd = open(ar->file.path, O_RDONLY | O_CLOEXEC)) < 0)
+		rc = fail(s, SOURCES_INPUT_ERROR, "%s: %s", ar->file.name,
 			  strerror(errno));
-	if (!rc && archive_extract(fd, ar->name, &b->extract, &m, &n, err,
+	if (!rc && archive_extract(fd, ar->file.name, &b->extract, &m, &n, err,
 				   sizeof(err)))
 		rc = fail(s, SOURCES_INPUT_ERROR, "%s", err);
 	if (fd >= 0)
@@ -192,14 +192,14 @@ static int expand(struct build *b, struct input *ar, size_t arg)
 		enum input_format f;
 		bool gzip;
 
-		snprintf(label, sizeof(label), "%s:%s", ar->name, m[i].name);
+		snprintf(label, sizeof(label), "%s:%s", ar->file.name, m[i].name);
 		if (!in) {
 			rc = fail(s, SOURCES_NO_MEMORY, "out of memory");
 			break;
 		}
 		rc = input_open_fd(in, label, m[i].fd, 0) ? SOURCES_NO_MEMORY : 0;
 		m[i].fd = -1; /* the input owns it now */
-		if (!rc && !(in->member = strdup(m[i].name)))
+		if (!rc && !(in->file.member = strdup(m[i].name)))
 			rc = SOURCES_NO_MEMORY;
 		if (rc)
 			fail(s, rc, "out of memory");
@@ -207,7 +207,7 @@ static int expand(struct build *b, struct input *ar, size_t arg)
 			rc = detect(s, in, &f, &gzip);
 		if (!rc && f == FORMAT_ARCHIVE)
 			rc = fail(s, SOURCES_INPUT_ERROR, "%s: an archive inside "
-				  "an archive is not supported", in->name);
+				  "an archive is not supported", in->file.name);
 		if (rc) {
 			input_close(in);
 			free(in);
@@ -239,7 +239,7 @@ static int open_arg(struct build *b, const char *path, size_t arg,
 	if (!rc && must_be_manifest && f != FORMAT_MANIFEST)
 		rc = fail(s, SOURCES_MANIFEST_ERROR, "%s: not a "
 			  "perfetto_manifest (it must start with "
-			  "{\"perfetto_manifest\")", in->name);
+			  "{\"perfetto_manifest\")", in->file.name);
 	if (!rc && f == FORMAT_ARCHIVE)
 		rc = expand(b, in, arg);
 	if (rc || f == FORMAT_ARCHIVE) {
@@ -292,7 +292,7 @@ int sources_open(struct sources *s, char *const *paths, size_t n,
 			continue;
 		}
 		s->in[i] = b.e[i].in;
-		s->in[i]->scope.file = (uint32_t)i + 1;
+		s->in[i]->file.scope.file = (uint32_t)i + 1;
 	}
 	s->n = rc ? 0 : b.n;
 	free(b.e);

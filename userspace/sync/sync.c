@@ -240,10 +240,10 @@ static int to_sorter(void *ctx, const struct input_packet *p,
 
 	/* An earlier sync's trailer: replaced by the new one, which counts
 	 * its drops too (by machine from here, their totals from
-	 * x->in->prior). */
+	 * x->in->scan.prior). */
 	if (res->sync_info)
 		sync_info_read_machines(p->info.sync_info,
-					p->info.sync_info_len, &x->in->fm,
+					p->info.sync_info_len, &x->in->scan.fm,
 					x->rl.tl);
 	if (res->dropped || res->sync_info)
 		return 0;
@@ -301,7 +301,7 @@ static struct sync_stats output_stats(const struct sync_stats *st,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		sync_stats_add(&all, &in[i]->prior);
+		sync_stats_add(&all, &in[i]->scan.prior);
 	all.stat[SYNC_STAT_INVALID_SNAPSHOTS] =
 		st->stat[SYNC_STAT_INVALID_SNAPSHOTS];
 	return all;
@@ -330,10 +330,10 @@ static int number_sequences(struct input **in, size_t n, uint32_t *seqs)
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++)
-		if (in[i]->kind == INPUT_PROTO)
-			err = seq_map_assign(&in[i]->seqs, &used, &max);
+		if (in[i]->file.kind == INPUT_PROTO)
+			err = seq_map_assign(&in[i]->scan.seqs, &used, &max);
 	for (i = 0; i < n && !err; i++)
-		if (in[i]->kind == INPUT_PERF_TEXT)
+		if (in[i]->file.kind == INPUT_PERF_TEXT)
 			err = seq_map_fresh(&used, &max, &seqs[i]);
 	seq_map_free(&used);
 	return err;
@@ -346,8 +346,8 @@ static bool traced_machine(struct input **in, size_t n, uint32_t idx)
 	size_t i, s;
 
 	for (i = 0; i < n; i++)
-		for (s = 0; in[i]->kind == INPUT_PROTO && s < in[i]->fm.n; s++)
-			if (in[i]->fm.v[s].machine == idx)
+		for (s = 0; in[i]->file.kind == INPUT_PROTO && s < in[i]->scan.fm.n; s++)
+			if (in[i]->scan.fm.v[s].machine == idx)
 				return true;
 	return false;
 }
@@ -360,9 +360,9 @@ static int convert_one(struct pass *x, struct input **in, size_t n, size_t i,
 	uint32_t m;
 
 	x->in = in[i];
-	if (in[i]->kind == INPUT_PROTO)
+	if (in[i]->file.kind == INPUT_PROTO)
 		return convert_input(in[i], tl, x->st, to_sorter, x);
-	m = in[i]->fm.v[0].machine;
+	m = in[i]->scan.fm.v[0].machine;
 	po = (struct perf_input_opts){
 		.seq_id = perf_seq,
 		.machine_id = tl->machines.v[m].out_id,
@@ -379,7 +379,7 @@ static void convert_error(int err, const struct input *in, struct sorter *s)
 	if (err == CONVERT_INPUT_ERROR)
 		log_error("%s", in->err);
 	else if (err == CONVERT_NO_MEMORY)
-		log_error("%s: out of memory", in->name);
+		log_error("%s: out of memory", in->file.name);
 	else
 		log_error("sorting: %s", sorter_error(s));
 }
@@ -412,8 +412,8 @@ static int passes(struct sources *src, struct timeline *tl,
 		x.st = &per[i];
 		failed = src->in[i];
 		err = convert_one(&x, src->in, src->n, i, tl, seqs[i]);
-		if (!err && src->in[i]->warning[0])
-			log_warn("%s", src->in[i]->warning);
+		if (!err && src->in[i]->rd.warning[0])
+			log_warn("%s", src->in[i]->rd.warning);
 	}
 	if (!err)
 		err = relabel_sysinfo_missing(&x.rl, sysinfo_to_sorter, &x);

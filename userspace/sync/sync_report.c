@@ -24,11 +24,11 @@ static const char *where(const struct sync_report *r, const struct input *in,
 	const struct machine_table *t = &r->tl->machines;
 	char label[64];
 
-	if (t->n < 2 || slot >= in->fm.n) {
+	if (t->n < 2 || slot >= in->scan.fm.n) {
 		buf[0] = '\0';
 		return buf;
 	}
-	snprintf(buf, n, " (%s)", machine_label(t, in->fm.v[slot].machine,
+	snprintf(buf, n, " (%s)", machine_label(t, in->scan.fm.v[slot].machine,
 						 label, sizeof(label)));
 	return buf;
 }
@@ -40,7 +40,7 @@ static void pid_line(const struct input *in, const struct sync_stats *st)
 		log_info("sync: %s: %" PRIu64 " perf samples without a pid: %"
 			 PRIu64 " took the process of their thread from the "
 			 "traces of its machine, %" PRIu64 " pid = tid (a "
-			 "thread the traces do not know)", in->name,
+			 "thread the traces do not know)", in->file.name,
 			 st->pid_traced + st->pid_from_tid, st->pid_traced,
 			 st->pid_from_tid);
 }
@@ -51,14 +51,14 @@ static void input_line(const struct sync_report *r, size_t i)
 	const struct sync_stats *st = &r->per_input[i];
 	char w[160];
 
-	if (in->kind == INPUT_PERF_TEXT) {
+	if (in->file.kind == INPUT_PERF_TEXT) {
 		log_info("sync: %s%s: %" PRIu64 " perf samples read, %" PRIu64
-			 " written", in->name, where(r, in, 0, w, sizeof(w)),
+			 " written", in->file.name, where(r, in, 0, w, sizeof(w)),
 			 st->samples_in, st->samples_out);
 		pid_line(in, st);
 	} else {
 		log_info("sync: %s%s: %" PRIu64 " packets read, %" PRIu64
-			 " written", in->name, where(r, in, 0, w, sizeof(w)),
+			 " written", in->file.name, where(r, in, 0, w, sizeof(w)),
 			 st->packets_in, st->packets_out);
 	}
 }
@@ -70,10 +70,10 @@ static void summary(const struct sync_report *r)
 	char buf[32], m[64];
 	size_t i;
 
-	if (r->n == 1 && r->in[0]->kind == INPUT_PROTO) {
+	if (r->n == 1 && r->in[0]->file.kind == INPUT_PROTO) {
 		log_info("sync: %s: %" PRIu64 " packets read, %" PRIu64
 			 " written to %s on %s (%" PRIu64 " timestamps "
-			 "converted)", r->in[0]->name, st->packets_in,
+			 "converted)", r->in[0]->file.name, st->packets_in,
 			 st->packets_out, r->out,
 			 sync_clock_label(r->tl->trace_clock.clock_id, buf,
 					  sizeof(buf)),
@@ -176,7 +176,7 @@ void sync_report_unplaced(const struct sync_report *r, bool strict)
 			"(%s of %s): no clock snapshot path, no REALTIME on "
 			"both machines, not the same clock; its events there "
 			"are dropped (clock_sync_unrelatable_clock_domains)",
-			in->name, where(r, in, u->slot, w, sizeof(w)),
+			in->file.name, where(r, in, u->slot, w, sizeof(w)),
 			sync_clock_label(u->clock, a, sizeof(a)),
 			sync_clock_label(g.clock_id, b, sizeof(b)),
 			machine_label(t, g.machine, m, sizeof(m)));

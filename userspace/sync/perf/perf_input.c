@@ -96,14 +96,14 @@ static int convert_samples(struct input *in, struct perf_text *p,
 			   struct timeline *tl, struct sync_stats *stats,
 			   struct perf_samples *enc, struct keyed_sink *k)
 {
-	const struct file_machine *m = &in->fm.v[0];
-	struct clock_scope scope = { in->scope.file, m->machine };
+	const struct file_machine *m = &in->scan.fm.v[0];
+	struct clock_scope scope = { in->file.scope.file, m->machine };
 	struct perf_sample s;
 	struct btr_clock_key key;
 	int64_t ns;
 	int rc, err;
 
-	clock_scope_key_tag(&scope, m->tag, in->perf_clock, 0, &key);
+	clock_scope_key_tag(&scope, m->tag, in->file.perf_clock, 0, &key);
 	tl->stats = stats;
 	while ((rc = perf_text_next(p, &s)) > 0) {
 		stats->samples_in++;
@@ -118,7 +118,7 @@ static int convert_samples(struct input *in, struct perf_text *p,
 	}
 	if (rc < 0) {
 		snprintf(in->err, sizeof(in->err), "%s: line %llu: %s%s",
-			 in->name, (unsigned long long)perf_text_lines(p) + 1,
+			 in->file.name, (unsigned long long)perf_text_lines(p) + 1,
 			 rc == -ENOMEM ? "" : "read error: ", strerror(-rc));
 		return CONVERT_INPUT_ERROR;
 	}
@@ -132,7 +132,7 @@ int perf_input_convert(struct input *in, struct timeline *tl,
 {
 	struct keyed_sink k = { .emit = emit, .ctx = ctx, .key = INT64_MIN };
 	struct pid_lookup l = { .inputs = o->inputs, .n = o->ninputs,
-				.machine = in->fm.v[0].machine };
+				.machine = in->scan.fm.v[0].machine };
 	struct perf_samples_opts po = {
 		.seq_id = o->seq_id,
 		.thread_names = o->names,

@@ -130,8 +130,8 @@ static bool on_machine(const struct input *in, uint32_t machine)
 {
 	size_t s;
 
-	for (s = 0; s < in->fm.n; s++)
-		if (in->fm.v[s].machine == machine)
+	for (s = 0; s < in->scan.fm.n; s++)
+		if (in->scan.fm.v[s].machine == machine)
 			return true;
 	return false;
 }
@@ -146,8 +146,8 @@ static int collect_one(struct tid_table *t, struct input *in,
 	if (input_rewind(in))
 		return 0;
 	while (!err && input_next(in, &p) > 0) {
-		slot = file_machines_find(&in->fm, p.info.machine_id);
-		if (in->fm.v[slot].machine == machine)
+		slot = file_machines_find(&in->scan.fm, p.info.machine_id);
+		if (in->scan.fm.v[slot].machine == machine)
 			err = trace_tids_packet(t, p.data, p.len);
 	}
 	return err;
@@ -160,7 +160,7 @@ int trace_tids_collect(struct tid_table *t, struct input **in, size_t n,
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++)
-		if (in[i]->kind == INPUT_PROTO && on_machine(in[i], machine))
+		if (in[i]->file.kind == INPUT_PROTO && on_machine(in[i], machine))
 			err = collect_one(t, in[i], machine);
 	return err;
 }
