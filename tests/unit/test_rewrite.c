@@ -585,7 +585,7 @@ static void test_snapshot_primary(void)
 	timeline_set_trace_clock(&x.tl, MONO);
 	CHECK(rewrite(&x.rw, &in, &res) == 0);
 	CHECK(packet_info_read(res.data, res.len, &info, &why) == 0);
-	CHECK(snapshot_declared_clock(info.snapshot, info.snapshot_len,
+	CHECK(snap_declared_clock(info.snapshot, info.snapshot_len,
 				      &declared));
 	CHECK_EQ_I64(declared, MONO);
 	CHECK_EQ_I64(res.key, 7);

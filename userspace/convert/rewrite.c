@@ -44,7 +44,7 @@ static struct clock_scope packet_scope(const struct rewrite *rw,
 
 	*tag = 0;
 	if (!rw->fm) {
-		s.machine = packet_machine(&rw->scope, rw->adopted_machine,
+		s.machine = clock_scope_machine(&rw->scope, rw->adopted_machine,
 					   machine_id);
 		return s;
 	}
@@ -89,7 +89,7 @@ static void snapshot_rewrite(struct rewrite *rw, const struct wire_field *s)
 	uint32_t trace_clock = rw->tl->trace_clock.clock_id, declared;
 	size_t mark;
 
-	if (snapshot_declared_clock(s->data, (size_t)s->val, &declared) &&
+	if (snap_declared_clock(s->data, (size_t)s->val, &declared) &&
 	    declared == trace_clock) {
 		wbuf_field_copy(&rw->out, s);
 		return;
@@ -111,7 +111,7 @@ static int64_t snapshot_key(const struct rewrite *rw,
 
 	if (s->machine == rw->tl->trace_clock.machine &&
 	    tag == rw->tl->trace_clock.file &&
-	    snapshot_clock_value(info->snapshot, info->snapshot_len,
+	    snap_clock_value(info->snapshot, info->snapshot_len,
 				 rw->tl->trace_clock.clock_id, &v) &&
 	    v <= INT64_MAX)
 		return (int64_t)v;

@@ -96,7 +96,7 @@ static int scan_packet(struct input *in, const struct input_packet *p)
 		in->scan.fm.v[slot].has_snapshots = true;
 		in->scan.any_snapshot = true;
 		if (slot == 0 && !in->scan.has_declared &&
-		    snapshot_declared_clock(info->snapshot, info->snapshot_len,
+		    snap_declared_clock(info->snapshot, info->snapshot_len,
 					    &clock)) {
 			in->scan.has_declared = true;
 			in->scan.declared = clock;

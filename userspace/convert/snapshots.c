@@ -9,28 +9,6 @@
 #include "clock/machines.h"
 #include "util/wire.h"
 
-static bool file_scoped(uint32_t clock_id)
-{
-	return clock_id == BTR_CLOCK_TRACE_FILE ||
-	       (clock_id >= BTR_CLOCK_SEQ_FIRST &&
-		clock_id <= BTR_CLOCK_SEQ_LAST);
-}
-
-int clock_scope_key_tag(const struct clock_scope *s, uint32_t tag,
-			uint32_t clock_id, uint32_t seq,
-			struct btr_clock_key *key)
-{
-	return btr_clock_key_make(clock_id, seq,
-				  file_scoped(clock_id) ? s->file : tag,
-				  s->machine, key);
-}
-
-int clock_scope_key(const struct clock_scope *s, uint32_t clock_id,
-		    uint32_t seq, struct btr_clock_key *key)
-{
-	return clock_scope_key_tag(s, 0, clock_id, seq, key);
-}
-
 void snap_list_free(struct snap_list *l)
 {
 	free(l->readings);
@@ -251,7 +229,7 @@ void snap_list_scope(struct snap_list *l, const struct file_machines *fm)
 				&l->readings[e->first + k].key;
 
 			key->machine = m->machine;
-			if (!file_scoped(key->clock_id))
+			if (!clock_scope_file_scoped(key->clock_id))
 				key->file = m->tag;
 		}
 	}
@@ -380,7 +358,7 @@ static bool note_declared(void *ctx, uint32_t id,
 	return false;
 }
 
-bool snapshot_declared_clock(const uint8_t *p, size_t n, uint32_t *clock)
+bool snap_declared_clock(const uint8_t *p, size_t n, uint32_t *clock)
 {
 	struct declared d = { 0 };
 	struct wire_reader rd;
@@ -421,7 +399,7 @@ static bool match_clock(void *ctx, uint32_t id,
 	return true;
 }
 
-bool snapshot_clock_value(const uint8_t *p, size_t n, uint32_t clock_id,
+bool snap_clock_value(const uint8_t *p, size_t n, uint32_t clock_id,
 			  uint64_t *value)
 {
 	struct find_clock fc = { clock_id, 0 };

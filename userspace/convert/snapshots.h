@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "clock/clock_graph.h"
+#include "clock/scope.h"
 
 /* ClockSnapshot fields. */
 enum {
@@ -30,36 +31,6 @@ enum {
 
 /* The sequence-scoped clock id Perfetto gives GLOBAL/LOCAL ftrace clocks. */
 #define FTRACE_SEQ_CLOCK_ID 64
-
-/* Where a clock of a packet lives (clock-model.md section 3): its input
- * (file) and machine. The sequence-scoped clocks (64..127) get the file and
- * the packet's sequence, TRACE_FILE (11) the file (it is the input's private
- * timeline), builtin and global clocks a file tag: 0 for the machine's own
- * clocks, the input's tag when it is isolated (machines.h). */
-struct clock_scope {
-	uint32_t file;
-	uint32_t machine;
-};
-
-/* The machine of a packet: the input's own when machine_id is 0 or the
- * id the input adopted as its own (clock-model.md 10.1), else machine_id.
- * (The offline passes map machine ids through machines.h; this raw form
- * serves callers without a machine table.) */
-static inline uint32_t packet_machine(const struct clock_scope *s,
-				      uint32_t adopted, uint32_t machine_id)
-{
-	return !machine_id || machine_id == adopted ? s->machine : machine_id;
-}
-
-/* The graph key of clock_id read on sequence seq, builtin and global
- * clocks with file tag `tag`. -EINVAL for a sequence-scoped id on sequence
- * 0. */
-int clock_scope_key_tag(const struct clock_scope *s, uint32_t tag,
-			uint32_t clock_id, uint32_t seq,
-			struct btr_clock_key *key);
-/* The same with tag 0. */
-int clock_scope_key(const struct clock_scope *s, uint32_t clock_id,
-		    uint32_t seq, struct btr_clock_key *key);
 
 struct snap_entry {
 	uint64_t packet;  /* index of the packet that carried it */
@@ -123,11 +94,11 @@ void snap_list_replay(struct snap_list *l, struct btr_clock_graph *g,
 /* The clock a ClockSnapshot payload declares as the trace clock, as
  * trace_processor reads it: primary_trace_clock if set, else BOOTTIME if
  * it holds BOOTTIME and no TRACE_FILE, else none (false). */
-bool snapshot_declared_clock(const uint8_t *p, size_t n, uint32_t *clock);
+bool snap_declared_clock(const uint8_t *p, size_t n, uint32_t *clock);
 
 /* The raw value of clock_id in a ClockSnapshot payload with unit 1, if it
  * holds that clock (absolute, unit 1). */
-bool snapshot_clock_value(const uint8_t *p, size_t n, uint32_t clock_id,
+bool snap_clock_value(const uint8_t *p, size_t n, uint32_t clock_id,
 			  uint64_t *value);
 
 #endif
