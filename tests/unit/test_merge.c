@@ -233,15 +233,15 @@ static void test_machine_table(void)
 	CHECK_EQ_I64(file_machines_add(&f1, 7), 1);
 	CHECK_EQ_I64(file_machines_find(&f1, 9), 0);
 	f2.v[0].has_snapshots = true;
-	machine_bind(&t, &f1, 0, 1, a);
-	machine_bind(&t, &f1, 1, 1, anon);
-	machine_bind(&t, &f2, 0, 2, a); /* second on a, with snapshots */
+	machine_table_bind(&t, &f1, 0, 1, a);
+	machine_table_bind(&t, &f1, 1, 1, anon);
+	machine_table_bind(&t, &f2, 0, 2, a); /* second on a, with snapshots */
 	CHECK(f1.v[0].tag == 0 && f2.v[0].tag == 3);
 	machine_table_number(&t, b);
 	CHECK_EQ_I64(t.v[b].out_id, 0);
 	CHECK_EQ_I64(t.v[anon].out_id, 7); /* kept its id */
 	CHECK_EQ_I64(t.v[a].out_id, 1);
-	CHECK_STR(machine_label(&t, a, buf, sizeof(buf)), "a");
+	CHECK_STR(machine_table_label(&t, a, buf, sizeof(buf)), "a");
 	file_machines_free(&f1);
 	file_machines_free(&f2);
 	machine_table_free(&t);

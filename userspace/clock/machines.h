@@ -2,7 +2,7 @@
  * belongs to a machine, so two inputs recorded on two computers never share
  * a BOOTTIME. Two tables:
  *
- * - per input, its machine slots: slot 0 is the input's own machine (the
+ * - per input, its machine slots (file_machines.h): slot 0 is the input's own machine (the
  *   packets without machine_id, or with the id the input adopted because
  *   all its data came from that remote machine); one more slot per other
  *   TracePacket.machine_id, scoped to the input. The first pass keys the
@@ -29,36 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* More machine ids in one input is taken for corrupt input. */
-#define MACHINES_MAX_PER_INPUT 1024
-
-struct file_machine {
-	uint32_t raw_id;   /* TracePacket.machine_id (slot 0: 0 or adopted) */
-	char *name;        /* first SystemInfo.machine_name seen on it */
-	uint32_t machine;  /* index in the machine table, once assigned */
-	uint32_t tag;      /* graph file tag of its builtin clocks */
-	bool has_snapshots;
-};
-
-struct file_machines {
-	struct file_machine *v; /* v[0] always exists once initialised */
-	size_t n, cap;
-	uint32_t adopted;  /* machine_id meaning slot 0 (0: none) */
-};
-
-/* Creates slot 0. Returns 0 or -ENOMEM. */
-int file_machines_init(struct file_machines *fm);
-void file_machines_free(struct file_machines *fm);
-/* The slot of a packet's machine_id; added when new. Returns the slot,
- * -E2BIG past MACHINES_MAX_PER_INPUT or -ENOMEM. */
-int file_machines_add(struct file_machines *fm, uint32_t machine_id);
-/* The slot of a packet's machine_id, 0 (the input's own) if unknown. */
-uint32_t file_machines_find(const struct file_machines *fm,
-			    uint32_t machine_id);
-/* Names a slot from SystemInfo.machine_name unless it has a name. Returns
- * 0 or -ENOMEM. */
-int file_machines_name(struct file_machines *fm, uint32_t slot,
-		       const char *name, size_t len);
+#include "clock/file_machines.h"
 
 struct machine {
 	char *name;          /* NULL: unnamed */
@@ -85,12 +56,12 @@ int machine_table_anon(struct machine_table *t, uint32_t *idx);
 /* The index of the machine called name, or UINT32_MAX. */
 uint32_t machine_table_find(const struct machine_table *t, const char *name);
 /* "NAME", "the host" or "machine N" (N its output id), for messages. */
-const char *machine_label(const struct machine_table *t, uint32_t idx,
+const char *machine_table_label(const struct machine_table *t, uint32_t idx,
 			  char *buf, size_t n);
 
 /* Binds slot `slot` of input `file_id` to machine idx: the first input on
  * a machine owns its clocks, a later one with snapshots is isolated. */
-void machine_bind(struct machine_table *t, struct file_machines *fm,
+void machine_table_bind(struct machine_table *t, struct file_machines *fm,
 		  uint32_t slot, uint32_t file_id, uint32_t idx);
 
 /* Output ids: host the machine of the trace clock (0), the others from 1,

@@ -157,7 +157,7 @@ static int assign_input(struct input *in, const struct manifest *m,
 			break;
 		if (first && order[k] == 0)
 			t->host = idx; /* the unnamed inputs' machine */
-		machine_bind(t, &in->scan.fm, order[k], in->file.scope.file, idx);
+		machine_table_bind(t, &in->scan.fm, order[k], in->file.scope.file, idx);
 	}
 	free(order);
 	return rc;

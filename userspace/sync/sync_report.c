@@ -28,7 +28,7 @@ static const char *where(const struct sync_report *r, const struct input *in,
 		buf[0] = '\0';
 		return buf;
 	}
-	snprintf(buf, n, " (%s)", machine_label(t, in->scan.fm.v[slot].machine,
+	snprintf(buf, n, " (%s)", machine_table_label(t, in->scan.fm.v[slot].machine,
 						 label, sizeof(label)));
 	return buf;
 }
@@ -88,7 +88,7 @@ static void summary(const struct sync_report *r)
 		 st->packets_out, st->samples_out, r->out,
 		 sync_clock_label(r->tl->trace_clock.clock_id, buf,
 				  sizeof(buf)),
-		 machine_label(t, r->tl->trace_clock.machine, m, sizeof(m)),
+		 machine_table_label(t, r->tl->trace_clock.machine, m, sizeof(m)),
 		 st->converted);
 }
 
@@ -107,7 +107,7 @@ static void stat_line(void *ctx, enum sync_stat s, size_t idx,
 	else
 		log_warn("sync: %s: %" PRIu64 " on %s", sync_stat_name(s), n,
 			 idx == SIZE_MAX ? "the host" :
-			 machine_label(&r->tl->machines, (uint32_t)idx, m,
+			 machine_table_label(&r->tl->machines, (uint32_t)idx, m,
 				       sizeof(m)));
 }
 
@@ -179,7 +179,7 @@ void sync_report_unplaced(const struct sync_report *r, bool strict)
 			in->file.name, where(r, in, u->slot, w, sizeof(w)),
 			sync_clock_label(u->clock, a, sizeof(a)),
 			sync_clock_label(g.clock_id, b, sizeof(b)),
-			machine_label(t, g.machine, m, sizeof(m)));
+			machine_table_label(t, g.machine, m, sizeof(m)));
 	}
 	if (r->pl->n && !strict)
 		log_warn("sync: relate those clocks with a manifest "
