@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(err == 0 || err == CONVERT_INPUT_ERROR);
 	if (err)
 		FUZZ_CHECK(failed == &in && in.err[0] != '\0');
-	err = convert_input(&in, &tl, &st, check_packet, NULL);
+	err = convert_input(&in, &tl, &st, false, check_packet, NULL);
 	FUZZ_CHECK(err == 0 || err == CONVERT_INPUT_ERROR);
 	if (err)
 		FUZZ_CHECK(in.err[0] != '\0');

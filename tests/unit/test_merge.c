@@ -167,7 +167,7 @@ static void run(struct run *r, const char **paths, size_t n,
 	r->rc = convert_prepare_opts(r->p, n, &r->o, &r->tl, &r->st,
 				     &(struct input *){ NULL });
 	for (i = 0; i < n && !r->rc; i++)
-		r->rc = convert_input(&r->in[i], &r->tl, &r->st, collect, r);
+		r->rc = convert_input(&r->in[i], &r->tl, &r->st, false, collect, r);
 }
 
 static void run_free(struct run *r)
@@ -497,16 +497,45 @@ static void test_manifest_input_errors(void)
 }
 
 /* Relabelling: machine ids, sequence ids, one SystemInfo per machine. */
+/* What test_relabel counts of the output packets of an input. */
+struct relabelled {
+	struct relabel rl;
+	const struct input *in;
+	int kept, named, machines, seq2;
+};
+
+/* The conversion (with relabelling) then relabel_packet, as sync does. */
+static int relabel_one(void *ctx, const struct input_packet *ip,
+		       const struct rewritten *res)
+{
+	struct relabelled *x = ctx;
+	const uint8_t *d = res->data;
+	size_t n = res->len;
+	struct packet_info info;
+	const char *why;
+	int rc;
+
+	if (res->dropped)
+		return 0;
+	rc = relabel_packet(&x->rl, x->in, &ip->info, &d, &n);
+	if (rc <= 0)
+		return rc;
+	x->kept++;
+	CHECK(packet_info_read(d, n, &info, &why) == 0);
+	x->machines += info.machine_id == 1;
+	x->seq2 += info.seq_id == 2;
+	x->named += info.system_info != NULL;
+	return 0;
+}
+
 static void test_relabel(void)
 {
 	struct trace t = { 0 };
-	struct relabel rl = { 0 };
+	struct relabelled x = { 0 };
 	struct seq_map used = { 0 };
-	struct input_packet ip;
 	uint32_t max = 0;
 	const char *p[2];
 	struct run r;
-	int kept = 0, named = 0, machines = 0, seq2 = 0;
 	size_t i;
 
 	p[0] = trace_a();
@@ -518,33 +547,22 @@ static void test_relabel(void)
 	run(&r, p, 2, NULL, 0);
 	CHECK(seq_map_assign(&r.in[0].scan.seqs, &used, &max) == 0);
 	CHECK(seq_map_assign(&r.in[1].scan.seqs, &used, &max) == 0);
-	rl.tl = &r.tl;
-	CHECK(input_rewind(&r.in[1]) == 0);
-	while (input_next(&r.in[1], &ip) > 0) {
-		const uint8_t *d = ip.data;
-		size_t n = ip.len;
-		struct packet_info info;
-		const char *why;
-		int rc = relabel_packet(&rl, &r.in[1], &ip.info, &d, &n);
-
-		if (rc <= 0)
-			continue;
-		kept++;
-		CHECK(packet_info_read(d, n, &info, &why) == 0);
-		machines += info.machine_id == 1;
-		seq2 += info.seq_id == 2;
-		named += info.system_info != NULL;
-	}
+	x.rl.tl = &r.tl;
+	x.in = &r.in[1];
+	for (i = 0; i < r.tl.machines.n; i++)
+		r.tl.machines.v[i].sysinfo_done = false;
+	CHECK_EQ_I64(convert_input(&r.in[1], &r.tl, &r.st, true, relabel_one,
+				   &x), 0);
 	/* the second SystemInfo and the snapshot (not the host) are left
 	 * out; the sequences 1 and 2 were a's: b's got 3 and 4 */
-	CHECK_EQ_I64(kept, 2);
-	CHECK_EQ_I64(machines, 2);
-	CHECK_EQ_I64(named, 1);
-	CHECK_EQ_I64(seq2, 0);
+	CHECK_EQ_I64(x.kept, 2);
+	CHECK_EQ_I64(x.machines, 2);
+	CHECK_EQ_I64(x.named, 1);
+	CHECK_EQ_I64(x.seq2, 0);
 	CHECK_EQ_I64(seq_map_get(&r.in[1].scan.seqs, 2), 4);
 	for (i = 0; i < r.tl.machines.n; i++)
 		r.tl.machines.v[i].sysinfo_done = false;
-	relabel_free(&rl);
+	relabel_free(&x.rl);
 	seq_map_free(&used);
 	run_free(&r);
 }

@@ -116,7 +116,7 @@ static int run_open(const char *path, uint32_t trace_clock, struct input *in,
 		abort();
 	rc = convert_prepare(inputs, 1, trace_clock, tl, st, &failed);
 	if (!rc)
-		rc = convert_input(in, tl, st, collect, g);
+		rc = convert_input(in, tl, st, false, collect, g);
 	return rc;
 }
 

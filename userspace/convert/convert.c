@@ -83,7 +83,8 @@ int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
 	return rc;
 }
 int convert_input(struct input *in, struct timeline *tl,
-		  struct sync_stats *stats, convert_fn fn, void *ctx)
+		  struct sync_stats *stats, bool relabel, convert_fn fn,
+		  void *ctx)
 {
 	struct rewrite rw;
 	struct input_packet p;
@@ -100,6 +101,7 @@ int convert_input(struct input *in, struct timeline *tl,
 				  .bundle_clock = in->scan.bundle_clock,
 				  .adopted_machine = in->scan.adopted_machine,
 				  .fm = &in->scan.fm,
+				  .seqs_out = relabel ? &in->scan.seqs : NULL,
 			  });
 	tl->stats = stats;
 	if (input_rewind(in)) {

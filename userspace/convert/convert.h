@@ -56,9 +56,12 @@ int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
 typedef int (*convert_fn)(void *ctx, const struct input_packet *p,
 			  const struct rewritten *res);
 
-/* Second pass over one input, counting in stats. Returns 0, a CONVERT_
- * error, or what fn returned to stop. */
+/* Second pass over one input, counting in stats; with relabel, each packet
+ * also gets its output sequence id (in->scan.seqs, assigned) and machine
+ * id in the same walk (see rewrite_params). Returns 0, a CONVERT_ error,
+ * or what fn returned to stop. */
 int convert_input(struct input *in, struct timeline *tl,
-		  struct sync_stats *stats, convert_fn fn, void *ctx);
+		  struct sync_stats *stats, bool relabel, convert_fn fn,
+		  void *ctx);
 
 #endif

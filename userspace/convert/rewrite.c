@@ -16,6 +16,7 @@ void rewrite_init(struct rewrite *rw, const struct rewrite_params *p)
 					   : BTR_CLOCK_BOOTTIME;
 	rw->adopted_machine = p->adopted_machine;
 	rw->fm = p->fm;
+	rw->seqs_out = p->seqs_out;
 	rw->latest = INT64_MIN;
 	rw->last_snapshot = INT64_MIN;
 }
@@ -118,6 +119,23 @@ static int64_t snapshot_key(const struct rewrite *rw,
 	return rw->latest;
 }
 
+/* The output's sequence id and machine id of a packet (relabelling), and
+ * whether either differs from what the packet has. */
+static bool out_ids(const struct rewrite *rw, const struct packet_info *info,
+		    uint32_t *seq, uint32_t *machine)
+{
+	const struct file_machine *s;
+
+	*seq = info->seq_id;
+	*machine = info->machine_id;
+	if (!rw->seqs_out || !rw->fm)
+		return false;
+	*seq = seq_map_get(rw->seqs_out, info->seq_id);
+	s = &rw->fm->v[file_machines_find(rw->fm, info->machine_id)];
+	*machine = rw->tl->machines.v[s->machine].out_id;
+	return *seq != info->seq_id || *machine != info->machine_id;
+}
+
 int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 		   const struct packet_info *info, struct rewritten *res,
 		   const char **why)
@@ -125,7 +143,8 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 	uint32_t tag;
 	struct clock_scope scope = packet_scope(rw, info->machine_id, &tag);
 	int64_t ts = 0, first = 0, last = 0;
-	bool ts_written = false, any = false;
+	bool ts_written = false, any = false, relabel;
+	uint32_t out_seq, out_machine;
 	struct wire_reader r;
 	struct wire_field f;
 	int err = 0;
@@ -139,7 +158,8 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 		res->dropped = true;
 		return 0;
 	}
-	if (!info->needs_rewrite) {
+	relabel = out_ids(rw, info, &out_seq, &out_machine);
+	if (!info->needs_rewrite && !relabel) {
 		res->data = pkt;
 		res->len = len;
 	} else {
@@ -156,6 +176,11 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 				ts_written = true;
 				break;
 			case PKT_TIMESTAMP_CLOCK_ID:
+				break;
+			case PKT_SEQ_ID:
+			case PKT_MACHINE_ID:
+				if (!relabel)
+					wbuf_field_copy(&rw->out, &f);
 				break;
 			case PKT_DEFAULTS:
 				defaults_rewrite(rw, &f);
@@ -179,6 +204,10 @@ int rewrite_packet(struct rewrite *rw, const uint8_t *pkt, size_t len,
 		}
 		if (err)
 			return err;
+		if (relabel && info->has_seq_id)
+			wbuf_field_varint(&rw->out, PKT_SEQ_ID, out_seq);
+		if (relabel && out_machine)
+			wbuf_field_varint(&rw->out, PKT_MACHINE_ID, out_machine);
 		if (rw->out.oom)
 			return -ENOMEM;
 		res->data = rw->out.p ? rw->out.p : pkt;

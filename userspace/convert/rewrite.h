@@ -46,6 +46,7 @@
 
 #include "clock/machines.h"
 #include "trace/packet_info.h"
+#include "convert/seq_map.h"
 #include "convert/seq_state.h"
 #include "convert/snapshots.h"
 #include "clock/timeline.h"
@@ -66,6 +67,7 @@ struct rewrite {
 				    * slot's machine and tag (machines.h) */
 	uint32_t default_clock;    /* of packets without one */
 	uint32_t bundle_clock;     /* of bundles without ftrace_clock */
+	const struct seq_map *seqs_out; /* relabel: see rewrite_params */
 	struct seq_state seqs;
 	int64_t latest;            /* latest time seen, INT64_MIN at first */
 	int64_t last_snapshot;     /* sort position of the last snapshot */
@@ -96,6 +98,10 @@ struct rewrite_params {
 	uint32_t adopted_machine;  /* machine_id that means the input's own */
 	const struct file_machines *fm; /* the input's machine slots, or
 				    * NULL: every packet on scope's machine */
+	/* sync: the output's sequence ids of the input (seq_map.h); with fm,
+	 * each packet also gets its machine's output id (machines.h) in the
+	 * same walk. NULL: ids stay as they are (dump). */
+	const struct seq_map *seqs_out;
 };
 
 void rewrite_init(struct rewrite *rw, const struct rewrite_params *p);

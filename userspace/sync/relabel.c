@@ -76,7 +76,6 @@ int relabel_packet(struct relabel *r, const struct input *in,
 	const struct file_machine *s =
 		&in->scan.fm.v[file_machines_find(&in->scan.fm, info->machine_id)];
 	struct machine *m = &r->tl->machines.v[s->machine];
-	uint32_t seq = seq_map_get(&in->scan.seqs, info->seq_id);
 	const char *name = NULL;
 	struct wire_reader rd;
 	struct wire_field f;
@@ -94,14 +93,11 @@ int relabel_packet(struct relabel *r, const struct input *in,
 		name = rename_to(m, info->system_info, info->system_info_len);
 	}
 	renumber = info->trace_stats && in->scan.seqs.renumbered;
-	if (!name && !renumber && seq == info->seq_id &&
-	    m->out_id == info->machine_id)
+	if (!name && !renumber)
 		return 1;
 	r->out.len = 0;
 	wire_reader_init(&rd, *data, *len);
 	while (wire_next(&rd, &f) > 0) {
-		if (f.num == PKT_SEQ_ID || f.num == PKT_MACHINE_ID)
-			continue;
 		if (f.num == PKT_SYSTEM_INFO && name && f.type == WIRE_LEN)
 			sysinfo_named(&r->out, f.data, (size_t)f.val, name);
 		else if (f.num == PKT_TRACE_STATS && renumber &&
@@ -111,10 +107,6 @@ int relabel_packet(struct relabel *r, const struct input *in,
 		else
 			wbuf_field_copy(&r->out, &f);
 	}
-	if (info->has_seq_id)
-		wbuf_field_varint(&r->out, PKT_SEQ_ID, seq);
-	if (m->out_id)
-		wbuf_field_varint(&r->out, PKT_MACHINE_ID, m->out_id);
 	if (r->out.oom)
 		return -ENOMEM;
 	*data = r->out.p;

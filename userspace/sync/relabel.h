@@ -4,8 +4,11 @@
  * - machine_id: the output id of the packet's machine (machines.h); none
  *   on the host (the machine of the trace clock);
  * - trusted_packet_sequence_id: the input's output id of that sequence
- *   (seq_map.h), so that two inputs' sequences never meet; so are the
- *   sequence ids of TraceStats.writer_stats (stats maps losses with them);
+ *   (seq_map.h), so that two inputs' sequences never meet;
+ *   these two are set by the conversion itself, in its one walk of the
+ *   packet (convert_input with relabel, rewrite_params.seqs_out); here:
+ * - the sequence ids of TraceStats.writer_stats (stats maps losses with
+ *   them);
  * - SystemInfo: one per machine, the first in processing order, its
  *   machine_name set to the machine's name; later ones are left out.
  *   Named machines without any get one (relabel_sysinfo_missing);
@@ -32,8 +35,8 @@ struct relabel {
 
 void relabel_free(struct relabel *r);
 
-/* The packet *data, *len (converted from the input packet described by
- * info) as the output has it: 1 with *data, *len replaced (valid until the
+/* The packet *data, *len (converted, with its ids relabelled, from the
+ * input packet described by info) as the output has it: 1 with *data, *len replaced (valid until the
  * next call), 0 when it is left out, -ENOMEM. */
 int relabel_packet(struct relabel *r, const struct input *in,
 		   const struct packet_info *info, const uint8_t **data,
