@@ -462,6 +462,38 @@ static void test_stdin(void)
 	free(a.p), free(file.p);
 }
 
+/* A reader on a descriptor, from where it stands: the bytes before are
+ * not the trace's; the name given is the one messages use. */
+static void test_open_fd(void)
+{
+	struct bytes a = ts_packet(7), file = { 0 };
+	struct trace_reader *r;
+	char err[256] = "";
+	int fd;
+
+	put(&file, "junk", 4);
+	put_record(&file, &a);
+	put(&file, "\x0a\x10", 2); /* 16 bytes declared, none there */
+	fd = open(write_file(0, "fd.pb", &file), O_RDONLY);
+	CHECK(fd >= 0 && lseek(fd, 4, SEEK_SET) == 4);
+	r = trace_reader_open_fd(fd, "label:member", err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_STR(trace_reader_name(r), "label:member");
+		expect_packet(r, &a, 0);
+		expect_result(r, TRACE_READ_TRUNCATED);
+		CHECK_STR(trace_reader_error(r),
+			  expected_at("label:member", 2 + a.len,
+				      "truncated record at end of file "
+				      "(payload cut short)"));
+		trace_reader_close(r);
+	}
+	/* a bad descriptor: an error naming it, nothing leaked */
+	CHECK(trace_reader_open_fd(-1, "nothing", err, sizeof(err)) == NULL);
+	CHECK(strncmp(err, "nothing: ", 9) == 0);
+	free(a.p), free(file.p);
+}
+
 static void test_open_errors(void)
 {
 	char err[256] = "";
@@ -1158,6 +1190,7 @@ int main(void)
 	RUN(test_truncated_tail);
 	RUN(test_hostile);
 	RUN(test_stdin);
+	RUN(test_open_fd);
 	RUN(test_open_errors);
 	RUN(test_dump_text);
 	RUN(test_dump_json);

@@ -111,16 +111,12 @@ int input_open(struct input *in, const char *path, uint32_t file_id)
 int input_open_fd(struct input *in, const char *label, int fd,
 		  uint32_t file_id)
 {
-	char buf[64];
-
 	input_init(in, file_id);
 	in->file.own_fd = fd;
 	in->file.name = label;
-	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
 	in->file.label = strdup(label);
-	in->file.fd_path = strdup(buf);
-	in->file.path = strdup(buf);
-	if (!in->file.label || !in->file.fd_path || !in->file.path ||
+	in->file.path = strdup(label);
+	if (!in->file.label || !in->file.path ||
 	    file_machines_init(&in->scan.fm))
 		return fail(in, "out of memory", 0);
 	in->file.name = in->file.label;
@@ -145,15 +141,39 @@ void input_close(struct input *in)
 	free(in->file.path);
 	free(in->file.label);
 	free(in->file.member);
-	free(in->file.fd_path);
 	in->rd.unpacked = NULL;
-	in->file.path = in->file.label = in->file.member = in->file.fd_path = NULL;
+	in->file.path = in->file.label = in->file.member = NULL;
+}
+
+/* The descriptor an input reads (its spooled or regular standard input,
+ * or the temporary file it owns) and where its data starts in it; -1 for
+ * an input read by path. */
+static int input_fd(const struct input *in, off_t *start)
+{
+	*start = in->rd.stdin_fd >= 0 ? (off_t)in->rd.stdin_start : 0;
+	return in->rd.stdin_fd >= 0 ? in->rd.stdin_fd : in->file.own_fd;
+}
+
+/* A descriptor of its own on the input's file, at the start of its data;
+ * -1 with in->err set. */
+static int reopen_fd(struct input *in)
+{
+	off_t start;
+	int fd = dup(input_fd(in, &start));
+
+	if (fd >= 0 && lseek(fd, start, SEEK_SET) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		fail(in, "cannot read", errno);
+	return fd;
 }
 
 long input_head(struct input *in, uint8_t *buf, size_t n)
 {
-	int fd = in->rd.stdin_fd >= 0 ? in->rd.stdin_fd : in->file.own_fd;
-	off_t start = in->rd.stdin_fd >= 0 ? (off_t)in->rd.stdin_start : 0;
+	off_t start;
+	int fd = input_fd(in, &start);
 	size_t got = 0;
 	ssize_t r;
 	int err = 0;
@@ -173,7 +193,7 @@ long input_head(struct input *in, uint8_t *buf, size_t n)
 			break;
 		got += (size_t)r;
 	}
-	if (fd != in->rd.stdin_fd && fd != in->file.own_fd)
+	if (input_fd(in, &start) < 0)
 		close(fd);
 	if (err)
 		return input_fail_at(in, got, "read error: %s", strerror(err));
@@ -185,81 +205,40 @@ FILE *input_fopen(struct input *in)
 	FILE *f;
 	int fd;
 
-	if (in->rd.stdin_fd < 0) {
+	if (input_fd(in, &(off_t){ 0 }) < 0) {
 		f = fopen(in->file.path, "r");
 		if (!f)
-			snprintf(in->err, sizeof(in->err), "%s: %s", in->file.name,
-				 strerror(errno));
+			snprintf(in->err, sizeof(in->err), "%s: %s",
+				 in->file.name, strerror(errno));
 		return f;
 	}
-	fd = dup(in->rd.stdin_fd);
-	if (fd < 0 || lseek(fd, (off_t)in->rd.stdin_start, SEEK_SET) < 0 ||
-	    !(f = fdopen(fd, "r"))) {
-		fail(in, "cannot read", errno);
-		if (fd >= 0)
-			close(fd);
+	fd = reopen_fd(in);
+	if (fd < 0)
 		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		fail(in, "cannot read", errno);
+		close(fd);
 	}
 	return f;
 }
 
-/* A reader message names the input, not the /proc path it opened. */
-static void name_message(const struct input *in, char *msg, size_t n)
-{
-	size_t plen = in->file.fd_path ? strlen(in->file.fd_path) : 0;
-	char tmp[512];
-
-	if (!plen || strncmp(msg, in->file.fd_path, plen))
-		return;
-	snprintf(tmp, sizeof(tmp), "%s%s", in->file.name, msg + plen);
-	snprintf(msg, n, "%s", tmp);
-}
-
-/* Opens a reader on the (spooled) standard input from its start, leaving
- * the process's own standard input as it was. */
-static struct trace_reader *open_stdin(struct input *in, char *err,
-				       size_t errlen)
-{
-	struct trace_reader *r;
-	int saved = -1;
-
-	if (in->rd.stdin_fd != STDIN_FILENO) {
-		saved = dup(STDIN_FILENO);
-		if (dup2(in->rd.stdin_fd, STDIN_FILENO) < 0) {
-			snprintf(err, errlen, "%s: %s", in->file.name,
-				 strerror(errno));
-			if (saved >= 0)
-				close(saved);
-			return NULL;
-		}
-	}
-	if (lseek(STDIN_FILENO, (off_t)in->rd.stdin_start, SEEK_SET) < 0) {
-		snprintf(err, errlen, "%s: %s", in->file.name, strerror(errno));
-		r = NULL;
-	} else {
-		r = trace_reader_open("-", err, errlen);
-	}
-	if (saved >= 0) {
-		dup2(saved, STDIN_FILENO);
-		close(saved);
-	} else if (in->rd.stdin_fd != STDIN_FILENO) {
-		close(STDIN_FILENO);
-	}
-	return r;
-}
-
 int input_rewind(struct input *in)
 {
+	int fd;
+
 	trace_reader_close(in->rd.r);
+	in->rd.r = NULL;
 	in->rd.unpacked_len = in->rd.unpacked_pos = 0;
 	in->rd.next_index = 0;
 	in->rd.warning[0] = '\0';
 	in->err[0] = '\0';
-	if (in->rd.stdin_fd >= 0)
-		in->rd.r = open_stdin(in, in->err, sizeof(in->err));
-	else
-		in->rd.r = trace_reader_open(in->file.path, in->err, sizeof(in->err));
-	name_message(in, in->err, sizeof(in->err));
+	if (input_fd(in, &(off_t){ 0 }) < 0)
+		in->rd.r = trace_reader_open(in->file.path, in->err,
+					     sizeof(in->err));
+	else if ((fd = reopen_fd(in)) >= 0)
+		in->rd.r = trace_reader_open_fd(fd, in->file.name, in->err,
+						sizeof(in->err));
 	return in->rd.r ? 0 : -1;
 }
 
@@ -353,14 +332,11 @@ int input_next(struct input *in, struct input_packet *p)
 			if (rc == TRACE_READ_ERROR) {
 				snprintf(in->err, sizeof(in->err), "%s",
 					 trace_reader_error(in->rd.r));
-				name_message(in, in->err, sizeof(in->err));
 				return -1;
 			}
 			if (rc == TRACE_READ_TRUNCATED) {
 				snprintf(in->rd.warning, sizeof(in->rd.warning),
 					 "%s", trace_reader_error(in->rd.r));
-				name_message(in, in->rd.warning,
-					     sizeof(in->rd.warning));
 				return 0;
 			}
 			if (rc == TRACE_READ_END)

@@ -50,8 +50,8 @@ struct input_file {
 	char *label;          /* "ARCHIVE:MEMBER" of an archive member */
 	char *member;         /* MEMBER: its path inside the archive */
 	long manifest_entry;  /* its manifest files[] entry, -1: none */
-	char *fd_path;        /* "/proc/self/fd/N" of own_fd */
-	int own_fd;           /* an unlinked temporary file it reads, or -1 */
+	int own_fd;           /* an unlinked temporary file it reads (then
+			       * path is its label), or -1 */
 	enum input_kind kind;
 	uint32_t perf_clock;  /* INPUT_PERF_TEXT: clock of its timestamps */
 	struct clock_scope scope;

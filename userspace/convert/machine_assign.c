@@ -20,7 +20,7 @@ static bool names(const struct input *in, const char *path)
 {
 	if (in->file.member)
 		return !strcmp(in->file.member, path);
-	if (in->file.fd_path || in->rd.stdin_fd >= 0)
+	if (in->file.own_fd >= 0 || in->rd.stdin_fd >= 0)
 		return false;
 	return !strcmp(in->file.path, path) || !strcmp(base_name(in->file.path), path);
 }

@@ -62,16 +62,14 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct trace_reader *trace_reader_open(const char *path, char *err,
-				       size_t errlen)
+/* A reader on fd (owned from now on), from its current position; `sized`
+ * when that is the start of a plain file whose size bounds the records. */
+static struct trace_reader *open_fd(int fd, const char *name, bool sized,
+				    char *err, size_t errlen)
 {
 	struct trace_reader *r = NULL;
-	bool is_stdin = strcmp(path, "-") == 0;
-	const char *name = is_stdin ? "<stdin>" : path;
 	struct stat st;
-	int fd = -1;
 
-	fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		set_err(err, errlen, "%s: %s", name, strerror(errno));
 		goto fail;
@@ -94,7 +92,7 @@ struct trace_reader *trace_reader_open(const char *path, char *err,
 	fd = -1; /* owned by r->gz now */
 	gzbuffer(r->gz, 128u << 10);
 	/* gzdirect() looks at the first bytes: plain data keeps its size. */
-	r->size = (!is_stdin && S_ISREG(st.st_mode) && gzdirect(r->gz)) ?
+	r->size = (sized && S_ISREG(st.st_mode) && gzdirect(r->gz)) ?
 		(int64_t)st.st_size : -1;
 	return r;
 
@@ -103,6 +101,27 @@ fail:
 		close(fd);
 	trace_reader_close(r);
 	return NULL;
+}
+
+struct trace_reader *trace_reader_open(const char *path, char *err,
+				       size_t errlen)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		set_err(err, errlen, "%s: %s", is_stdin ? "<stdin>" : path,
+			strerror(errno));
+		return NULL;
+	}
+	return open_fd(fd, is_stdin ? "<stdin>" : path, !is_stdin, err,
+		       errlen);
+}
+
+struct trace_reader *trace_reader_open_fd(int fd, const char *name,
+					  char *err, size_t errlen)
+{
+	return open_fd(fd, name, lseek(fd, 0, SEEK_CUR) == 0, err, errlen);
 }
 
 void trace_reader_close(struct trace_reader *r)

@@ -25,6 +25,10 @@ struct trace_reader;
  * message "PATH: reason" in err (errlen bytes). */
 struct trace_reader *trace_reader_open(const char *path, char *err,
 				       size_t errlen);
+/* The same on fd, which the reader owns from now on (closed even on
+ * failure), read from its current position; name is for messages. */
+struct trace_reader *trace_reader_open_fd(int fd, const char *name,
+					  char *err, size_t errlen);
 
 /* Reads the next packet. On TRACE_READ_PACKET, *pkt points at *len bytes
  * that stay valid until the next call and *offset is the byte offset of
