@@ -12,6 +12,11 @@
 #
 #   scripts/bench-sync.sh [SIZE]
 #
+# BTR_BIN_ALT=path adds another build of bpftrace-rec (e.g. before a
+# change): every sync case runs with both, round by round, as case NAME and
+# alt_NAME, and the two must write the same bytes; BTR_TOOLS_ALT likewise
+# runs the alternative bench_clock and bench_sync beside ours.
+#
 # Environment: OUT (build folder, default build), BTR_BIN, BTR_TOOLS,
 # ROUNDS (runs of each sync case, the fastest kept; default 2),
 # TMPDIR (scratch: about three times SIZE), KEEP=1 keeps the scratch
@@ -32,6 +37,10 @@ QUICK=${QUICK:-0}
 SIZE=${1:-$([ "$QUICK" = 1 ] && echo 100M || echo 1G)}
 BIN=${BTR_BIN:-$OUT/bpftrace-rec}
 TOOLS=${BTR_TOOLS:-$OUT/tests}
+BIN_ALT=${BTR_BIN_ALT:-}
+TOOLS_ALT=${BTR_TOOLS_ALT:-}
+[ -z "$BIN_ALT" ] || [ -x "$BIN_ALT" ] || die "BTR_BIN_ALT=$BIN_ALT is not an executable"
+[ -z "$TOOLS_ALT" ] || [ -x "$TOOLS_ALT/bench_sync" ] || die "BTR_TOOLS_ALT=$TOOLS_ALT has no bench_sync"
 
 [ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed for peak memory"
 if [ ! -x "$BIN" ] || [ ! -x "$TOOLS/bench_sync" ] || [ ! -x "$TOOLS/bench_clock" ]; then
@@ -52,36 +61,52 @@ field() {
 
 echo "== 1. clock graph: conversions per second" >&2
 "$TOOLS/bench_clock" | tee "$WORK/clock.txt"
+[ -z "$TOOLS_ALT" ] || "$TOOLS_ALT/bench_clock" | sed 's/^/alt: /' | tee "$WORK/clock-alt.txt"
 echo "== 2. packet rewriting: timestamps per second" >&2
 "$TOOLS/bench_sync" rewrite -n 2000 | tee "$WORK/rewrite.txt"
+[ -z "$TOOLS_ALT" ] || "$TOOLS_ALT/bench_sync" rewrite -n 2000 | sed 's/^/alt: /' | tee "$WORK/rewrite-alt.txt"
 
 echo "== 3. sync of a generated $SIZE trace" >&2
 "$TOOLS/bench_sync" gen "$SIZE" "$WORK/in.pb" | tee "$WORK/gen.txt"
 BYTES=$(stat -c %s "$WORK/in.pb")
 
 RUNS=()
-# Runs sync with the given options ROUNDS times (default 2), each after
-# flushing earlier writes so that their writeback does not count, and
-# keeps the fastest run; wall time includes sync's own fsync.
+# Runs sync with the given options ROUNDS times (default 2) with each
+# binary (ours, then the alternative), each run after flushing earlier
+# writes so that their writeback does not count, and keeps each binary's
+# fastest run; wall time includes sync's own fsync.
 run_case() {
-	local name=$1 wall user sys rss cpu mbs w u s m r
+	local name=$1 r k
 	shift
-	wall=
+	local bins=("$BIN") names=("$name")
+	[ -z "$BIN_ALT" ] || { bins+=("$BIN_ALT"); names+=("alt_$name"); }
+	local -A wall user sys rss
 	for r in $(seq "${ROUNDS:-2}"); do
-		sync
-		/usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" \
-			"$BIN" sync "$@" -o "$WORK/out-$name.pb" "$WORK/in.pb" 2>"$WORK/sync-$name.txt" ||
-			die "sync $name failed: $(cat "$WORK/sync-$name.txt")"
-		read -r w u s m <"$WORK/time.txt"
-		if [ -z "$wall" ] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then
-			wall=$w user=$u sys=$s rss=$m
-		fi
+		for k in "${!bins[@]}"; do
+			local n=${names[$k]} w u s m
+			sync
+			/usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" \
+				"${bins[$k]}" sync "$@" -o "$WORK/out-$n.pb" "$WORK/in.pb" 2>"$WORK/sync-$n.txt" ||
+				die "sync $n failed: $(cat "$WORK/sync-$n.txt")"
+			read -r w u s m <"$WORK/time.txt"
+			if [ -z "${wall[$n]:-}" ] || awk -v a="$w" -v b="${wall[$n]}" 'BEGIN { exit !(a < b) }'; then
+				wall[$n]=$w user[$n]=$u sys[$n]=$s rss[$n]=$m
+			fi
+		done
 	done
-	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-	mbs=$(awk -v b="$BYTES" -v w="$wall" 'BEGIN { printf "%.1f", (w > 0 ? b / 1048576 / w : 0) }')
-	echo "bench_sync case=sync_$name bytes=$BYTES wall_s=$wall cpu_s=$cpu peak_rss_kb=$rss mib_per_s=$mbs"
-	sed 's/^/  /' "$WORK/sync-$name.txt" >&2
-	RUNS+=("{\"case\":\"$name\",\"args\":\"$*\",\"wall_s\":$wall,\"cpu_s\":$cpu,\"peak_rss_kb\":$rss,\"mib_per_s\":$mbs}")
+	for n in "${names[@]}"; do
+		local cpu mbs
+		cpu=$(awk -v u="${user[$n]}" -v s="${sys[$n]}" 'BEGIN { printf "%.2f", u + s }')
+		mbs=$(awk -v b="$BYTES" -v w="${wall[$n]}" 'BEGIN { printf "%.1f", (w > 0 ? b / 1048576 / w : 0) }')
+		echo "bench_sync case=sync_$n bytes=$BYTES wall_s=${wall[$n]} cpu_s=$cpu peak_rss_kb=${rss[$n]} mib_per_s=$mbs"
+		sed 's/^/  /' "$WORK/sync-$n.txt" >&2
+		RUNS+=("{\"case\":\"$n\",\"args\":\"$*\",\"wall_s\":${wall[$n]},\"cpu_s\":$cpu,\"peak_rss_kb\":${rss[$n]},\"mib_per_s\":$mbs}")
+	done
+	if [ -n "$BIN_ALT" ]; then
+		cmp -s "$WORK/out-$name.pb" "$WORK/out-alt_$name.pb" ||
+			die "sync $name: the alternative binary wrote other bytes"
+		rm -f "$WORK/out-alt_$name.pb"
+	fi
 }
 run_case default
 run_case monotonic --trace-clock MONOTONIC

@@ -183,8 +183,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "bench_clock: checksum %lld, %llu path searches\n",
 		(long long)sink,
-		(unsigned long long)btr_clock_graph_stat(
-			g, BTR_CLOCK_STAT_CACHE_MISS));
+		(unsigned long long)btr_clock_graph_cache_misses(g));
 	err = 0;
 cleanup:
 	btr_clock_graph_free(g);

@@ -83,22 +83,8 @@ struct btr_clock_graph {
 	size_t ncached, cache_next, cache_hit;
 	bool cache_enabled;
 	long allocs_left;
-	uint64_t stats[BTR_CLOCK_STAT_COUNT];
+	uint64_t cache_misses;
 };
-
-static const char *const stat_names[BTR_CLOCK_STAT_COUNT] = {
-	[BTR_CLOCK_STAT_UNKNOWN_SOURCE] = "clock_sync_failure_unknown_source_clock",
-	[BTR_CLOCK_STAT_UNKNOWN_TARGET] = "clock_sync_failure_unknown_target_clock",
-	[BTR_CLOCK_STAT_NO_PATH] = "clock_sync_failure_no_path",
-	[BTR_CLOCK_STAT_INVALID_SNAPSHOTS] = "invalid_clock_snapshots",
-	[BTR_CLOCK_STAT_CACHE_MISS] = "clock_sync_cache_miss",
-};
-
-_Static_assert(BTR_CLOCK_STAT_UNKNOWN_TARGET - BTR_CLOCK_STAT_UNKNOWN_SOURCE ==
-			       BTR_CLOCK_UNKNOWN_TARGET - BTR_CLOCK_UNKNOWN_SOURCE &&
-		       BTR_CLOCK_STAT_NO_PATH - BTR_CLOCK_STAT_UNKNOWN_SOURCE ==
-			       BTR_CLOCK_NO_PATH - BTR_CLOCK_UNKNOWN_SOURCE,
-	       "failure results and their stats are in the same order");
 
 /* ---- keys ---- */
 
@@ -635,17 +621,14 @@ int btr_clock_graph_add_snapshot(struct btr_clock_graph *g,
 	if (n == 0)
 		return 0;
 	if (n >= CG_NONE / 2) {
-		g->stats[BTR_CLOCK_STAT_INVALID_SNAPSHOTS]++;
 		return -EINVAL;
 	}
 	err = items_load(g, clocks, n);
 	if (err)
 		return err;
 	err = items_check(g, n, &series);
-	if (err) {
-		g->stats[BTR_CLOCK_STAT_INVALID_SNAPSHOTS]++;
+	if (err)
 		return err;
-	}
 	err = snapshot_reserve(g, n, series);
 	if (err)
 		return err;
@@ -821,7 +804,7 @@ static struct cg_path *path_get(struct btr_clock_graph *g,
 	if (p)
 		return p;
 	p = g->cache_enabled ? cache_take(g) : scratch;
-	g->stats[BTR_CLOCK_STAT_CACHE_MISS]++;
+	g->cache_misses++;
 	path_resolve(g, src, dst, p);
 	return p;
 }
@@ -887,10 +870,8 @@ enum btr_clock_result btr_clock_graph_convert(struct btr_clock_graph *g,
 		return BTR_CLOCK_OK;
 	}
 	p = path_get(g, src, dst, &scratch);
-	if (p->result != BTR_CLOCK_OK) {
-		g->stats[btr_clock_result_stat(p->result)]++;
+	if (p->result != BTR_CLOCK_OK)
 		return p->result;
-	}
 	*ns = path_apply(p, source_ns(&g->clocks[p->src_clock], ts));
 	return BTR_CLOCK_OK;
 }
@@ -918,19 +899,7 @@ void btr_clock_graph_reset_incremental(struct btr_clock_graph *g,
 
 /* ---- stats ---- */
 
-uint64_t btr_clock_graph_stat(const struct btr_clock_graph *g,
-			      enum btr_clock_stat stat)
+uint64_t btr_clock_graph_cache_misses(const struct btr_clock_graph *g)
 {
-	return stat < BTR_CLOCK_STAT_COUNT ? g->stats[stat] : 0;
-}
-
-const char *btr_clock_stat_name(enum btr_clock_stat stat)
-{
-	return stat < BTR_CLOCK_STAT_COUNT ? stat_names[stat] : NULL;
-}
-
-enum btr_clock_stat btr_clock_result_stat(enum btr_clock_result result)
-{
-	return (enum btr_clock_stat)(BTR_CLOCK_STAT_UNKNOWN_SOURCE + result -
-				     BTR_CLOCK_UNKNOWN_SOURCE);
+	return g->cache_misses;
 }

@@ -77,16 +77,6 @@ enum btr_clock_result {
 	BTR_CLOCK_NO_PATH,        /* both known, no chain of at most 4 links */
 };
 
-/* Counters of a graph, named as Perfetto's stats (btr_clock_stat_name()). */
-enum btr_clock_stat {
-	BTR_CLOCK_STAT_UNKNOWN_SOURCE,
-	BTR_CLOCK_STAT_UNKNOWN_TARGET,
-	BTR_CLOCK_STAT_NO_PATH,
-	BTR_CLOCK_STAT_INVALID_SNAPSHOTS,
-	BTR_CLOCK_STAT_CACHE_MISS, /* conversions that searched a path */
-	BTR_CLOCK_STAT_COUNT,
-};
-
 struct btr_clock_graph;
 
 /* Fills *key; seq_id is kept for ids 64..127 only. Returns -EINVAL (and
@@ -157,12 +147,10 @@ void btr_clock_graph_reset_incremental(struct btr_clock_graph *g,
 /* The path cache is on by default; results are the same without it. */
 void btr_clock_graph_set_cache(struct btr_clock_graph *g, bool enabled);
 
-/* Stats: for (s = 0; s < BTR_CLOCK_STAT_COUNT; s++) name(s), stat(g, s). */
-uint64_t btr_clock_graph_stat(const struct btr_clock_graph *g,
-			      enum btr_clock_stat stat);
-const char *btr_clock_stat_name(enum btr_clock_stat stat);
-/* The counter a failed conversion increments (result must not be OK). */
-enum btr_clock_stat btr_clock_result_stat(enum btr_clock_result result);
+/* Conversions that searched a path (the cache's misses): how the cache is
+ * measured. What conversions and snapshots fail is counted by their
+ * callers (the timeline, clock/timeline.h), from the results. */
+uint64_t btr_clock_graph_cache_misses(const struct btr_clock_graph *g);
 
 /* Testing only: the next `count` allocations succeed, the following ones
  * fail; a negative count (the default) never fails. */
