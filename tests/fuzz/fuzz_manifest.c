@@ -1,4 +1,4 @@
-/* Fuzz target: the trace manifest (offline/manifest.c, Perfetto's
+/* Fuzz target: the trace manifest (convert/manifest.c, Perfetto's
  * perfetto_manifest JSON read with json-c). The input is the document.
  * Checked: manifest_parse() returns 0 or -1 (never -ENOMEM here), a
  * failure comes with a "perfetto_manifest: ..." message and leaves the

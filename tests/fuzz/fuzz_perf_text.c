@@ -1,7 +1,7 @@
 /* Fuzz target: `perf script` text as the offline importer reads it
- * (offline/perf_text.c, through perf_text_open_file() on an fmemopen
+ * (sync/perf/perf_text.c, through perf_text_open_file() on an fmemopen
  * stream), each sample then encoded into PerfSample packets
- * (offline/perf_samples.c) that the checking sink decodes again. Also
+ * (encode/perf_samples.c) that the checking sink decodes again. Also
  * runs perf_text_detect() on the head and perf_text_parse_time() on the
  * first line. Checks the parser's promises: every sample has frames and
  * strings, and every sample the input holds lands in exactly one of the

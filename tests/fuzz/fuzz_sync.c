@@ -1,5 +1,5 @@
 /* Fuzz target: the packet rewriting of `sync` (and of `dump`'s trace-clock
- * view): offline/convert.c's two passes over one input (input.c with its
+ * view): convert/convert.c's two passes over one input (input.c with its
  * compressed_packets, packet_info.c, snapshots.c and the clock graph,
  * then rewrite.c, bundle_rewrite.c, seq_defaults.c, timeline.c, wire.c),
  * without the sort and the output file. The input is a trace file's bytes

@@ -1,5 +1,5 @@
 /* Fuzz target: the whole `bpftrace-rec sync` command on one input, through
- * cmd_sync(): format detection (offline/format.c), tar/zip/tgz archives
+ * cmd_sync(): format detection (sync/format.c), tar/zip/tgz archives
  * (archive.c, members into temporary files in /dev/shm), a
  * perfetto_manifest found in an archive (manifest.c, machines, placement),
  * perf script text (perf_input.c; without pids, the thread lookup in the

@@ -2,7 +2,7 @@
  * the file's bytes, plain or gzip (trace/reader.c tells by content), given
  * to cmd_dump() as a path (a memfd), stdout going to /dev/null: once as
  * the default (every packet converted to the trace clock through
- * offline/input.c and convert.c, then the text printers) and once with
+ * convert/input.c and convert.c, then the text printers) and once with
  * --raw-timestamps --json (the reader alone, then the JSON printers).
  * Before that, the reader's contract is checked on its own: packet
  * lengths within the limit, offsets that grow, and an error or truncation

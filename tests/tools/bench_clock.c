@@ -1,5 +1,5 @@
 /* Benchmark: timestamp conversions per second of the offline clock graph
- * (userspace/offline/clock_graph.h), on the graph a long recording makes: a
+ * (userspace/clock/clock_graph.h), on the graph a long recording makes: a
  * clock snapshot per second (BOOTTIME, MONOTONIC, MONOTONIC_RAW, REALTIME,
  * MONOTONIC_COARSE, REALTIME_COARSE, with NTP-like drift) for SNAPSHOTS
  * seconds on each of two machines, joined by a REALTIME rendezvous.

@@ -1,4 +1,4 @@
-/* Unit tests of archive extraction (offline/archive.c) within a budget of
+/* Unit tests of archive extraction (sync/archive.c) within a budget of
  * bytes (sync --max-extract): the exact cap passes and one byte less fails
  * naming the archive and the member; the budget is shared by archives and
  * given back by a failed one; members whose size the header does not tell

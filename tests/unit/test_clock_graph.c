@@ -1,4 +1,4 @@
-/* Unit tests of the offline clock graph (userspace/offline/clock_graph.c):
+/* Unit tests of the offline clock graph (userspace/clock/clock_graph.c):
  * Perfetto's documented examples, clock scoping, snapshot validation,
  * non-monotonic clocks, path search limits and order, and that the path
  * cache and allocation failures never change a result. */

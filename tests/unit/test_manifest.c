@@ -1,4 +1,4 @@
-/* Unit tests of the perfetto_manifest parser (userspace/offline/manifest.c):
+/* Unit tests of the perfetto_manifest parser (userspace/convert/manifest.c):
  * detection by content, the fields it keeps, and one test per error, each
  * message naming its field. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the PerfSample encoder (offline/perf_samples.c): samples go
+/* Unit tests of the PerfSample encoder (encode/perf_samples.c): samples go
  * in, packets are collected by a test sink and decoded with protobuf-c, and
  * a model of the sequence's interning tables checks what trace_processor
  * relies on: the first packet clears the incremental state, iids count from

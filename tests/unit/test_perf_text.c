@@ -1,4 +1,4 @@
-/* Unit tests of the `perf script` text parser (offline/perf_text.c): the
+/* Unit tests of the `perf script` text parser (sync/perf/perf_text.c): the
  * fixtures recorded with the real perf (tests/fixtures/perf, counts from its
  * README), exact timestamps, header and frame variants, and malformed or
  * hostile input, which must be counted and skipped, never crash or hang.

@@ -1,5 +1,5 @@
 /* Unit tests of the wire-level packet rewriting of `sync`
- * (userspace/offline/rewrite.c, bundle_rewrite.c): unknown fields survive
+ * (userspace/convert/rewrite.c, bundle_rewrite.c): unknown fields survive
  * byte for byte, the timestamp is converted and its clock id dropped,
  * TracePacketDefaults lose their clock and steer the next packets of their
  * sequence (until the incremental state is cleared), compact_sched arrays

@@ -1,4 +1,4 @@
-/* Unit tests of the bounded-memory sorter (userspace/offline/sorter.c):
+/* Unit tests of the bounded-memory sorter (userspace/sync/sort/sorter.c):
  * records come back sorted and stable whether they fit in memory or spill
  * into runs on disk and merge back (in several passes under a tiny limit),
  * records larger than the limit, empty input, and errors (emit failure, a

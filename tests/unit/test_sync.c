@@ -1,4 +1,4 @@
-/* Unit tests of the two offline passes (userspace/offline/convert.c,
+/* Unit tests of the two offline passes (userspace/convert/convert.c,
  * input.c, snapshots.c, sync_info.c) on small trace files: the choice of
  * the trace clock and the default clock, rejected snapshots, packets
  * inside compressed_packets, a file recorded on a remote machine, the

@@ -1,6 +1,6 @@
 /* Unit tests of where perf samples printed without a pid find their
- * process: the bounded tid -> tgid table (offline/tid_table.c), what one
- * TracePacket adds to it (offline/trace_tids.c: ProcessTree processes and
+ * process: the bounded tid -> tgid table (sync/perf/tid_table.c), what one
+ * TracePacket adds to it (sync/perf/trace_tids.c: ProcessTree processes and
  * threads, sched_process_exit events; packets built with protobuf-c from
  * our protos), and the collection from trace files, which uses only the
  * packets of the machine asked for. */

@@ -314,7 +314,7 @@ static void sync_info_stat(void *ctx, const struct sync_info_stat *s)
 	line_uint(l, key, s->value);
 }
 
-/* The trailer `sync` writes (offline/sync_info.h); false if p is not one. */
+/* The trailer `sync` writes (trace/sync_info.h); false if p is not one. */
 static bool sync_info(struct dump_ctx *c, const Packet *p)
 {
 	const uint8_t *data;
