@@ -1,11 +1,12 @@
 /* Offline clock graph: relates the clocks of recorded traces through their
  * ClockSnapshots and converts timestamps from one clock to another. Our own
- * implementation of the rules of /work/shared/clock-model.md (sections 3 to
- * 8): a snapshot links every pair of its clocks; a conversion follows the
- * shortest chain of links (at most 4) and, on each link, the offset of the
- * last snapshot taken at or before the timestamp.
+ * implementation of the rules of docs/clock-model.md ('Snapshots',
+ * 'Converting a timestamp'): a snapshot links every pair of its clocks; a
+ * conversion follows the shortest chain of links (at most 4) and, on each
+ * link, the offset of the last snapshot taken at or before the timestamp.
  *
- * Choices where the reference is ambiguous (clock-model.md section 14):
+ * Choices where Perfetto is ambiguous (docs/clock-model.md, 'Where we
+ * differ from Perfetto'):
  * - Series: snapshots holding the same SET of clocks form one series, in any
  *   order ({BOOTTIME, MONOTONIC} and {MONOTONIC, BOOTTIME} are one series), as
  *   Perfetto's documentation says (its code hashes the ordered list).

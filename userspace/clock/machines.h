@@ -1,4 +1,4 @@
-/* Machines of the offline tools (clock-model.md section 10.1). Every clock
+/* Machines of sync and dump (docs/clock-model.md, 'Machines'). Every clock
  * belongs to a machine, so two inputs recorded on two computers never share
  * a BOOTTIME. Two tables:
  *
@@ -17,7 +17,8 @@
  * The first input with data on a machine owns the machine's clocks
  * (graph file tag 0); a later input on the same machine with snapshots of
  * its own is isolated: its builtin clocks get the tag file id + 1, so its
- * snapshots cannot disturb the others' conversions (clock-model.md 10.3).
+ * snapshots cannot disturb the others' conversions (docs/clock-model.md,
+ * 'Isolated inputs').
  *
  * In the output the machine of the trace clock is the host (no machine_id);
  * the others get ids from 1, keeping the id they had in their first input

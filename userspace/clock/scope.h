@@ -9,18 +9,20 @@
 
 #include "clock/clock_graph.h"
 
-/* Where a clock of a packet lives (clock-model.md section 3): its input
- * (file) and machine. The sequence-scoped clocks (64..127) get the file and
- * the packet's sequence, TRACE_FILE (11) the file (it is the input's private
- * timeline), builtin and global clocks a file tag: 0 for the machine's own
- * clocks, the input's tag when it is isolated (machines.h). */
+/* Where a clock of a packet lives (docs/clock-model.md, 'Clocks and their
+ * scope'): its input (file) and machine. The sequence-scoped clocks
+ * (64..127) get the file and the packet's sequence, TRACE_FILE (11) the
+ * file (it is the input's private timeline), builtin and global clocks a
+ * file tag: 0 for the machine's own clocks, the input's tag when it is
+ * isolated (machines.h). */
 struct clock_scope {
 	uint32_t file;
 	uint32_t machine;
 };
 
 /* The machine of a packet: the input's own when machine_id is 0 or the
- * id the input adopted as its own (clock-model.md 10.1), else machine_id.
+ * id the input adopted as its own (a file recorded remotely), else
+ * machine_id.
  * (The offline passes map machine ids through machines.h; this raw form
  * serves callers without a machine table.) */
 static inline uint32_t clock_scope_machine(const struct clock_scope *s,

@@ -1,8 +1,9 @@
 /* The timeline offline tools write: the clock graph of every input, the
  * trace clock, and the conversion of one timestamp into it with the
  * accounting of every timestamp that cannot be converted, under Perfetto's
- * stat names (clock-model.md section 12): in totals (struct sync_stats)
- * and, for the stats Perfetto scopes per machine, by machine too. */
+ * stat names (docs/clock-model.md, 'Drops and their stats'): in totals
+ * (struct sync_stats) and, for the stats Perfetto scopes per machine, by
+ * machine too. */
 #ifndef BTR_TIMELINE_H
 #define BTR_TIMELINE_H
 

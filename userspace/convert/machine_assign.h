@@ -1,5 +1,5 @@
 /* Which machine each input (and each machine id inside it) is on, and
- * which manifest entry names which input (clock-model.md 10.1 and 11):
+ * which manifest entry names which input (docs/clock-model.md, 'Machines'):
  *
  * - a manifest entry names the input whose archive member path, or
  *   command-line path, or the base name of that path, is its `path`

@@ -1,5 +1,5 @@
 /* The trace manifest: Perfetto's `perfetto_manifest` JSON (version 1,
- * clock-model.md section 11), which says how the inputs of a merge relate:
+ * docs/clock-model.md, 'Manifest'): how the inputs of a merge relate:
  *
  *   {"perfetto_manifest": {
  *      "version": 1,

@@ -1,5 +1,5 @@
-/* How every input reaches the trace clock (clock-model.md sections 8, 10
- * and 11), once the inputs are scanned and their machines assigned:
+/* How every input reaches the trace clock (docs/clock-model.md,
+ * 'Placement'), once the inputs are scanned and their machines assigned:
  *
  * 1. Trace time: the manifest's trace_time; else the clock the first input
  *    (in processing order) claims: a trace the clock its snapshots declare,

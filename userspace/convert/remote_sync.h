@@ -1,6 +1,7 @@
 /* RemoteClockSync packets of a trace recorded across machines (traced_relay;
- * clock-model.md 10.6): on the packets of a client machine X, a list of
- * SyncedClocks {client_clocks, host_clocks} read in a ping round trip.
+ * docs/clock-model.md, 'Remote clock sync'): on the packets of a client
+ * machine X, a list of SyncedClocks {client_clocks, host_clocks} read in a
+ * ping round trip.
  * Each client snapshot is one of X's clock snapshots (the first pass adds
  * it like any other); from consecutive messages (unless their client
  * BOOTTIME readings are 30 s or more apart) each clock read on both sides

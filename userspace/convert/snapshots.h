@@ -78,7 +78,7 @@ void snap_list_scope(struct snap_list *l, const struct file_machines *fm);
  * machine: each REALTIME and REALTIME_COARSE reading of an isolated
  * input (file tag not 0) is also added as the machine's own clock, in the
  * same snapshot, so that the input can meet other machines through
- * REALTIME (clock-model.md 10.3). Same returns. */
+ * REALTIME (docs/clock-model.md, 'Isolated inputs'). Same returns. */
 long snap_list_apply_twins(struct snap_list *l, struct btr_clock_graph *g,
 			   bool (*twin)(void *ctx, uint32_t machine),
 			   void *ctx);

@@ -1,5 +1,5 @@
 /* Per-CPU "current task" for compact sched reconstruction, and prev_state
- * decoding with the kernel >= 4.14 bit table (perfetto-format.md §10). */
+ * decoding with the kernel >= 4.14 bit table, as trace_processor does. */
 #include "dump/sched_state.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* What `sync` changes in each converted packet of a trace input so that
- * several inputs make one trace (clock-model.md 10; perfetto-format.md 5):
+ * several inputs make one trace (docs/DESIGN.md, 'Relabel'):
  *
  * - machine_id: the output id of the packet's machine (machines.h); none
  *   on the host (the machine of the trace clock);

@@ -1,5 +1,5 @@
 /* The inputs of `sync` as given on its command line, opened and sorted in
- * processing order (clock-model.md 10.5): each argument's format comes from
+ * processing order (the order below): each argument's format comes from
  * its content (format.h); an archive gives its members (archive.h), a
  * manifest (there may be one, in an archive, as an argument, or with
  * --manifest) is parsed, not an input. Order: trace files first, then

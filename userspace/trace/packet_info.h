@@ -2,7 +2,7 @@
  * top-level fields in one walk without decoding the payload: timestamp and
  * clock, sequence id and flags, the defaults it sets, the machine, and
  * where its ClockSnapshot or FtraceEventBundle is. Field numbers are
- * Perfetto's (clock-model.md section 2). */
+ * Perfetto's (our subset of them: protos/perfetto/trace.proto). */
 #ifndef BTR_PACKET_INFO_H
 #define BTR_PACKET_INFO_H
 

@@ -1,7 +1,8 @@
 /* Streaming parser of the text `perf script` prints: one stack sample at a
  * time, from perf's default output and the usual -F field sets, with or
- * without call chains, with or without --ns. Our own implementation of the
- * model in /work/shared/clock-model.md section 13, made more robust:
+ * without call chains, with or without --ns. Our own implementation of
+ * Perfetto's perf text importer (docs/clock-model.md, 'perf script text'),
+ * made more robust:
  *
  * - Header line: `comm pid/tid [cpu] seconds.fraction: [period] [event:]
  *   [ip sym (dso)]`. As in the model, the header is cut at the leftmost colon
