@@ -45,6 +45,12 @@ enum btr_prog {
 	BTR_PROG_MAX,
 };
 
+/* common_flags bits, ftrace's (trace_flag_type): the interrupt context of
+ * the task that emitted the record. */
+#define BTR_FLAG_HARDIRQ 0x08
+#define BTR_FLAG_SOFTIRQ 0x10
+#define BTR_FLAG_NMI 0x40
+
 /* Common header. `ts` is CLOCK_BOOTTIME ns (bpf_ktime_get_boot_ns());
  * `lost` is how many records this CPU failed to reserve since its previous
  * successful record; `pid` is the current task (ftrace's common_pid). */
@@ -53,7 +59,7 @@ struct btr_hdr {
 	__u32 lost;
 	__s32 pid;
 	__u16 type;
-	__u16 common_flags; /* 0x08 hardirq, 0x10 softirq, as ftrace */
+	__u16 common_flags; /* BTR_FLAG_*: the context it ran in, as ftrace */
 	__u32 pad;
 };
 

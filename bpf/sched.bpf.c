@@ -51,6 +51,54 @@ struct task_struct___cpu {
 	unsigned int cpu;
 } __attribute__((preserve_access_index));
 
+/* The interrupt context of a wakeup, for ftrace's common_flags, from the
+ * preempt count as the kernel's tracing_gen_ctx() reads it. On x86 the
+ * preempt count is a per-CPU variable (__preempt_count, or
+ * pcpu_hot.preempt_count on 6.1 to 6.14), which a BPF program could only
+ * name where kallsyms lists per-CPU symbols (CONFIG_KALLSYMS_ALL). It is
+ * reached instead from this CPU's runqueue, another per-CPU variable whose
+ * address every task has (task->se.cfs_rq->rq): userspace reads the
+ * distance between the two in the kernel's BTF (the .data..percpu
+ * section), `pc_from_rq`. 0: unknown (flags stay 0). arm64 keeps the
+ * count in thread_info. */
+const volatile __s64 pc_from_rq = 0;
+
+struct thread_info___arm64 {
+	__u64 preempt_count;
+} __attribute__((preserve_access_index));
+
+#define PC_SOFTIRQ_OFFSET 0x00000100
+#define PC_HARDIRQ_MASK 0x000f0000
+#define PC_NMI_MASK 0x00f00000
+
+static __always_inline __u16 irq_flags(void)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u16 f = 0;
+	int pc = 0;
+
+#if defined(__TARGET_ARCH_arm64)
+	struct thread_info___arm64 *ti = (void *)&t->thread_info;
+
+	pc = (int)BPF_CORE_READ(ti, preempt_count);
+#else
+	void *rq;
+
+	if (!pc_from_rq)
+		return 0;
+	rq = BPF_CORE_READ(t, se.cfs_rq, rq);
+	if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), rq + pc_from_rq))
+		return 0;
+#endif
+	if (pc & PC_NMI_MASK)
+		f |= BTR_FLAG_NMI;
+	if (pc & PC_HARDIRQ_MASK)
+		f |= BTR_FLAG_HARDIRQ;
+	if (pc & PC_SOFTIRQ_OFFSET)
+		f |= BTR_FLAG_SOFTIRQ;
+	return f;
+}
+
 /* A reservation in progress: the ring it came from and the record. */
 struct resv {
 	void *ring;
@@ -221,6 +269,7 @@ static __always_inline int do_wakeup(bool btf, struct task_struct *p,
 
 	if (!e)
 		return 0;
+	e->h.common_flags = irq_flags();
 	e->pid = TREAD(btf, p, pid);
 	e->prio = TREAD(btf, p, prio);
 	e->target_cpu = task_cpu(btf, p);
@@ -361,6 +410,7 @@ BTR_TP(sched_process_exit, sched_process_exit, ARGS(struct task_struct *p),
        return do_exit(btf, p, BTR_PROG_EXIT, BTR_REC_EXIT);)
 BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
        return do_exit(btf, p, BTR_PROG_FREE, BTR_REC_FREE);)
+
 
 /* Clock sync, run on demand by userspace (BPF_PROG_TEST_RUN): BOOTTIME,
  * MONOTONIC and TAI read back to back in the kernel, then BOOTTIME again so

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "dump/dump.h"
+#include "record.h"
 
 typedef Perfetto__Protos__FtraceEventBundle Bundle;
 typedef Perfetto__Protos__FtraceEventBundle__CompactSched Compact;
@@ -104,6 +105,18 @@ static void put_switch(struct dump_ctx *c, const Bundle *b, uint64_t ts,
 				   comm);
 }
 
+/* The context a wakeup came from (common_flags, when it is not 0):
+ * irq_context=1 for a hard or soft interrupt, as trace_processor reads it
+ * (thread_state.irq_context), and the flags themselves. */
+static void put_irq(struct line *l, uint32_t flags)
+{
+	if (!flags)
+		return;
+	line_hex(l, "common_flags", flags);
+	if (flags & (BTR_FLAG_HARDIRQ | BTR_FLAG_SOFTIRQ))
+		line_int(l, "irq_context", 1);
+}
+
 static void put_waking(struct dump_ctx *c, const Bundle *b, uint64_t ts,
 		       const Compact *cs, size_t i)
 {
@@ -119,6 +132,8 @@ static void put_waking(struct dump_ctx *c, const Bundle *b, uint64_t ts,
 		line_int(l, "waker_pid", t->pid);
 	else
 		line_unknown(l, "waker_pid");
+	if (i < cs->n_waking_common_flags)
+		put_irq(l, cs->waking_common_flags[i]);
 	line_bool(l, "compact", true);
 	dump_end(c);
 }
@@ -166,6 +181,7 @@ static void put_regular(struct dump_ctx *c, const Bundle *b, const Event *e)
 		line_int(l, "prio", e->sched_waking->prio);
 		line_int(l, "target_cpu", e->sched_waking->target_cpu);
 		put_common_pid(l, "waker_pid", e);
+		put_irq(l, e->has_common_flags ? e->common_flags : 0);
 		break;
 	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_WAKEUP_NEW:
 		BEGIN("sched_wakeup_new");

@@ -67,6 +67,58 @@ static bool switch_has_prev_state(void)
 	return ok;
 }
 
+/* The offset of per-CPU variable `name` in the kernel's .data..percpu
+ * section (BTF), or -1. */
+static long long percpu_offset(const struct btf *btf, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_var_secinfo *v;
+	int i;
+
+	if (!sec)
+		return -1;
+	v = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, v++) {
+		const struct btf_type *t = btf__type_by_id(btf, v->type);
+
+		if (t && !strcmp(btf__name_by_offset(btf, t->name_off), name))
+			return v->offset;
+	}
+	return -1;
+}
+
+/* Where this CPU's preempt count is, from its runqueue: the distance
+ * between __preempt_count (or pcpu_hot.preempt_count) and runqueues in the
+ * per-CPU section; 0 when the kernel's BTF does not tell (x86 only: arm64
+ * reads the count from the task). */
+static long long preempt_count_from_rq(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long long rq, pc = -1;
+	int id;
+
+	if (!btf)
+		return 0;
+	rq = percpu_offset(btf, "runqueues");
+	pc = percpu_offset(btf, "__preempt_count");
+	id = btf__find_by_name_kind(btf, "pcpu_hot", BTF_KIND_STRUCT);
+	if (pc < 0 && id > 0 && (pc = percpu_offset(btf, "pcpu_hot")) >= 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_member *m = btf_members(t);
+		int i;
+
+		for (i = 0; i < btf_vlen(t); i++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off),
+				    "preempt_count"))
+				break;
+		pc = i < btf_vlen(t) ? pc + btf_member_bit_offset(t, i) / 8
+				     : -1;
+	}
+	btf__free(btf);
+	return rq >= 0 && pc >= 0 ? pc - rq : 0;
+}
+
 /* The tracepoint programs as (tp_btf, raw_tp) pairs; the clock program is
  * handled apart. */
 static void program_pairs(struct sched_bpf *s, struct bpf_program *pairs[][2],
@@ -120,6 +172,13 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 		return -errno;
 	}
 	c->skel->rodata->wakeup_bytes = c->ring_size / 2;
+	c->skel->rodata->pc_from_rq = preempt_count_from_rq();
+#if defined(__x86_64__)
+	if (!c->skel->rodata->pc_from_rq)
+		log_warn("wakeups will not say whether they came from an "
+			 "interrupt: the kernel's BTF does not show where its "
+			 "preempt count is");
+#endif
 	e = bpf_map__set_max_entries(c->skel->maps.rings, c->ncpus);
 	if (!e) {
 		select_programs(c, raw);

@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# Where each wakeup came from: every sched_waking carries the interrupt
+# context of the task that woke (common_flags, trace_processor's
+# irq_context). The kernel's own ftrace, recording beside bpftrace-rec in a
+# private tracefs instance, is the ground truth: for the wakeups of the
+# workload's threads (tests/tools/wakeups.c: a sleeper woken by its timer
+# interrupt, two threads woken by each other through pipes), both must
+# count the same wakeups from interrupts and from tasks.
+
+load helpers
+
+ROUNDS=200
+
+setup_file() {
+	tracefs_ensure
+	W=$(mktemp -d /tmp/btr-wake.XXXXXX)
+	INST=$TRACEFS/instances/btr-wake-$$
+	export W INST
+	mkdir "$INST" || fail "cannot create $INST"
+	echo 0 >"$INST/tracing_on"
+	echo boot >"$INST/trace_clock"
+	echo 8192 >"$INST/buffer_size_kb"
+	echo 1 >"$INST/events/sched/sched_waking/enable"
+	echo 1 >"$INST/tracing_on"
+	local rc=0
+	"$BTR" -q -o "$W/trace.pb" -- "$TOOLS/wakeups" "$ROUNDS" \
+		>"$W/cmd.out" 2>"$W/rec.err" || rc=$?
+	echo 0 >"$INST/tracing_on"
+	cat "$INST/trace" >"$W/ftrace.txt"
+	rmdir "$INST"
+	[ "$rc" -eq 0 ] || fail "record failed: $(cat "$W/rec.err")"
+	"$BTR" dump "$W/trace.pb" >"$W/dump.txt" || fail "dump failed"
+	"$BTR" dump --json "$W/trace.pb" >"$W/dump.json" || fail "dump --json failed"
+}
+
+teardown_file() {
+	[ -n "${BTR_KEEP:-}" ] && echo "# kept in $W" >&3 || rm -rf "$W"
+	tracefs_release
+}
+
+# tid ROLE: the workload's thread of that role.
+tid() {
+	sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$W/cmd.out"
+}
+
+# "TS IRQ" lines, time order: wakings of tid $1 in ftrace (ns; IRQ 1 when
+# the irq column of its flags says h, H, s or z) ...
+ftrace_wakings() {
+	awk -v pid="pid=$1" '
+		/ sched_waking: / {
+			hit = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^\[[0-9]+\]$/) { flags = $(i + 1); ts = $(i + 2) }
+				if ($i == pid) hit = 1
+			}
+			if (!hit) next
+			sub(/:$/, "", ts); split(ts, t, ".")
+			printf "%d%06d000 %d\n", t[1], t[2], substr(flags, 3, 1) ~ /[hHsz]/
+		}' "$W/ftrace.txt" | sort -n
+}
+
+# ... and in our trace.
+our_wakings() {
+	awk -v pid="pid=$1" '$3 == "sched_waking" && $4 == pid {
+		print $1, / irq_context=1/ ? 1 : 0 }' "$W/dump.txt" | sort -n
+}
+
+# "MATCHED DIFFERENT MISSING IRQ": ftrace's wakings of tid $1 paired with
+# ours (the first unpaired one within 100 us, both stamp BOOTTIME), how
+# many pairs disagree on the context, how many of ftrace's have no pair
+# (a BPF program does not run while it is already running on the CPU: a
+# waking in an interrupt that came during it is not recorded), and how
+# many of ftrace's are from an interrupt.
+compare() {
+	ftrace_wakings "$1" >"$W/ft.$1"
+	our_wakings "$1" >"$W/ours.$1"
+	awk 'NR == FNR { ts[n] = $1; irq[n] = $2; n++; next }
+	     {
+		ft_irq += $2
+		for (i = lo; i < n; i++) {
+			if (used[i] || ts[i] < $1 - 100000) { if (i == lo) lo++; continue }
+			if (ts[i] > $1 + 100000) break
+			used[i] = 1; matched++; diff += irq[i] != $2; found = 1; break
+		}
+		if (!found) missing++
+		found = 0
+	     }
+	     END { print matched + 0, diff + 0, missing + 0, ft_irq + 0 }' \
+		"$W/ours.$1" "$W/ft.$1"
+}
+
+@test "wakeup context: the workload ran, both recorders saw its wakeups" {
+	[ -n "$(tid sleeper)" ]
+	[ -n "$(tid reader)" ]
+	read -r matched diff missing irq < <(compare "$(tid sleeper)")
+	echo "sleeper: $matched matched ($diff disagree), $missing missing, ftrace: $irq from interrupts"
+	# nanosleep's wakeups come from the timer interrupt
+	[ "$irq" -ge $((ROUNDS * 9 / 10)) ]
+	[ "$missing" -le 2 ]
+}
+
+@test "wakeup context: a timer interrupt's wakeups are marked, as ftrace marks them" {
+	local s
+	s=$(tid sleeper)
+	read -r matched diff missing irq < <(compare "$s")
+	echo "sleeper: $matched matched ($diff disagree), $missing missing"
+	[ "$matched" -ge $((ROUNDS * 9 / 10)) ]
+	[ "$diff" -eq 0 ]
+	# hard irq, in the flags themselves
+	[ "$(grep -c " sched_waking pid=$s .*common_flags=0x8 " "$W/dump.txt")" -ge $((ROUNDS * 9 / 10)) ]
+}
+
+@test "wakeup context: a task's wakeups are not marked" {
+	local t matched diff missing irq
+	for t in "$(tid reader)" "$(tid writer)"; do
+		read -r matched diff missing irq < <(compare "$t")
+		echo "tid $t: $matched matched ($diff disagree), $missing missing, ftrace: $irq from interrupts"
+		[ "$matched" -gt $((ROUNDS / 4)) ]
+		[ "$diff" -eq 0 ]
+		[ "$missing" -le 2 ]
+		[ "$(awk '$2 == 1' "$W/ours.$t" | wc -l)" -eq 0 ]
+	done
+}
+
+@test "wakeup context: dump --json carries it too" {
+	local s
+	s=$(tid sleeper)
+	our_wakings "$s" >"$W/ours.$s"
+	[ "$(jq -c "select(.kind == \"sched_waking\" and .pid == $s and .irq_context == 1)" "$W/dump.json" | wc -l)" -eq \
+	  "$(awk '$2 == 1' "$W/ours.$s" | wc -l)" ]
+}
