@@ -100,12 +100,6 @@ dump {
 	out(R[3], cpu, ev, e + 2)
 }'
 
-ftrace_remove() {
-	[ -n "${INST:-}" ] && [ -d "$INST" ] || return 0
-	echo 0 >"$INST/tracing_on"
-	rmdir "$INST"
-}
-
 # Keeps the evidence of a failure: the instance's text, our trace, the
 # normalized lists.
 keep_evidence() {
@@ -116,25 +110,17 @@ keep_evidence() {
 setup_file() {
 	tracefs_ensure
 	FT=$(mktemp -d /tmp/btr-ftrace.XXXXXX)
-	INST=$TRACEFS/instances/btr-test-$$
-	export FT INST
-	mkdir "$INST" || fail "cannot create $INST"
-	local ev
-	echo 0 >"$INST/tracing_on"
-	echo boot >"$INST/trace_clock" || fail "no boot trace_clock"
+	export FT
 	# per CPU: ample for a few seconds of a busy machine; checked below
-	echo 65536 >"$INST/buffer_size_kb" || fail "cannot size the ftrace buffer"
-	for ev in $FT_EVENTS; do
-		echo 1 >"$INST/events/$ev/enable" || fail "cannot enable $ev"
-	done
-	echo 1 >"$INST/tracing_on"
+	# shellcheck disable=SC2086
+	ftrace_start 65536 $FT_EVENTS
 	local rc=0
 	# the top shell writes its pid; everything it forks is the workload
 	"$BTR" -q -o "$FT/trace.pb" -- sh -c \
 		'echo $$ >"$1" && "$2" "$3" && for i in 1 2 3; do /bin/true; done' \
 		sh "$FT/top.pid" "$TOOLS/pingpong" "$ROUNDS" \
 		>"$FT/cmd.out" 2>"$FT/rec.err" || rc=$?
-	echo 0 >"$INST/tracing_on"
+	ftrace_stop
 	cat "$INST/trace" >"$FT/ftrace.txt"
 	echo 1 >"$INST/options/raw"
 	cat "$INST/trace" >"$FT/ftrace.raw"

@@ -14,26 +14,21 @@ ROUNDS=200
 setup_file() {
 	tracefs_ensure
 	W=$(mktemp -d /tmp/btr-wake.XXXXXX)
-	INST=$TRACEFS/instances/btr-wake-$$
-	export W INST
-	mkdir "$INST" || fail "cannot create $INST"
-	echo 0 >"$INST/tracing_on"
-	echo boot >"$INST/trace_clock"
-	echo 8192 >"$INST/buffer_size_kb"
-	echo 1 >"$INST/events/sched/sched_waking/enable"
-	echo 1 >"$INST/tracing_on"
+	export W
+	ftrace_start 8192 sched/sched_waking
 	local rc=0
 	"$BTR" -q -o "$W/trace.pb" -- "$TOOLS/wakeups" "$ROUNDS" \
 		>"$W/cmd.out" 2>"$W/rec.err" || rc=$?
-	echo 0 >"$INST/tracing_on"
+	ftrace_stop
 	cat "$INST/trace" >"$W/ftrace.txt"
-	rmdir "$INST"
+	ftrace_remove
 	[ "$rc" -eq 0 ] || fail "record failed: $(cat "$W/rec.err")"
 	"$BTR" dump "$W/trace.pb" >"$W/dump.txt" || fail "dump failed"
 	"$BTR" dump --json "$W/trace.pb" >"$W/dump.json" || fail "dump --json failed"
 }
 
 teardown_file() {
+	ftrace_remove
 	[ -n "${BTR_KEEP:-}" ] && echo "# kept in $W" >&3 || rm -rf "$W"
 	tracefs_release
 }

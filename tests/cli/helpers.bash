@@ -103,6 +103,34 @@ tracefs_ensure() {
 	[ -d "$TRACEFS/instances" ] || fail "no tracefs instances under $TRACEFS"
 }
 
+# A private ftrace instance ($INST) recording tracepoints EVENT... on the
+# boot clock with KB per CPU: ftrace_start KB EVENT...; ftrace_stop stops
+# it (its text stays readable in $INST/trace); ftrace_remove removes it.
+ftrace_start() {
+	local kb=$1 ev
+	shift
+	INST=$TRACEFS/instances/btr-test-$$
+	export INST
+	mkdir "$INST" || fail "cannot create $INST"
+	echo 0 >"$INST/tracing_on"
+	echo boot >"$INST/trace_clock" || fail "no boot trace_clock"
+	echo "$kb" >"$INST/buffer_size_kb" || fail "cannot size the ftrace buffer"
+	for ev in "$@"; do
+		echo 1 >"$INST/events/$ev/enable" || fail "cannot enable $ev"
+	done
+	echo 1 >"$INST/tracing_on"
+}
+
+ftrace_stop() {
+	echo 0 >"$INST/tracing_on"
+}
+
+ftrace_remove() {
+	[ -n "${INST:-}" ] && [ -d "$INST" ] || return 0
+	echo 0 >"$INST/tracing_on"
+	rmdir "$INST"
+}
+
 tracefs_release() {
 	[ -n "${BTR_TRACEFS_MOUNTED:-}" ] || return 0
 	umount "$BTR_TRACEFS_MOUNTED" ||
