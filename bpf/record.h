@@ -143,6 +143,9 @@ struct btr_cpu_acct {
 	__u64 runs[BTR_PROG_MAX];
 	__u64 lost_total;   /* every reserve failure on this CPU */
 	__u64 lost_pending; /* failures not yet reported on a record */
+	__u64 woke;         /* a forced wakeup was sent since the ring was
+			     * last seen under the wakeup threshold */
+	__u64 pc_addr;      /* where this CPU's preempt count is, once found */
 };
 
 #define BTR_CHECK_SIZE(t, n)                                                   \

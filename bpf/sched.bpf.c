@@ -63,6 +63,12 @@ struct task_struct___cpu {
  * count in thread_info. */
 const volatile __s64 pc_from_rq = 0;
 
+/* Kernels since 6.2 let a tp_btf program read kernel memory it has an
+ * address of as a typed object (faults read as 0): the preempt count as
+ * the int at the start of a struct refcount_struct (the cast wants a
+ * named struct), with a plain load instead of a probe read. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
 struct thread_info___arm64 {
 	__u64 preempt_count;
 } __attribute__((preserve_access_index));
@@ -71,7 +77,7 @@ struct thread_info___arm64 {
 #define PC_HARDIRQ_MASK 0x000f0000
 #define PC_NMI_MASK 0x00f00000
 
-static __always_inline __u16 irq_flags(void)
+static __always_inline __u16 irq_flags(bool btf, struct btr_cpu_acct *a)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
 	__u16 f = 0;
@@ -80,15 +86,31 @@ static __always_inline __u16 irq_flags(void)
 #if defined(__TARGET_ARCH_arm64)
 	struct thread_info___arm64 *ti = (void *)&t->thread_info;
 
+	(void)a;
+	(void)btf;
 	pc = (int)BPF_CORE_READ(ti, preempt_count);
 #else
-	void *rq;
+	/* The address is the same for every record of this CPU: found once
+	 * (the running task's runqueue is this CPU's), then one read. */
+	if (!pc_from_rq || !a)
+		return 0;
+	if (!a->pc_addr) {
+		void *rq = BPF_CORE_READ(t, se.cfs_rq, rq);
 
-	if (!pc_from_rq)
+		if (!rq)
+			return 0;
+		a->pc_addr = (__u64)rq + pc_from_rq;
+	}
+	if (btf && bpf_rdonly_cast) {
+		struct refcount_struct *c = bpf_rdonly_cast(
+			(void *)a->pc_addr,
+			bpf_core_type_id_kernel(struct refcount_struct));
+
+		pc = c->refs.counter;
+	} else if (bpf_probe_read_kernel(&pc, sizeof(pc),
+					 (void *)a->pc_addr)) {
 		return 0;
-	rq = BPF_CORE_READ(t, se.cfs_rq, rq);
-	if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), rq + pc_from_rq))
-		return 0;
+	}
 #endif
 	if (pc & PC_NMI_MASK)
 		f |= BTR_FLAG_NMI;
@@ -103,13 +125,8 @@ static __always_inline __u16 irq_flags(void)
 struct resv {
 	void *ring;
 	struct btr_hdr *rec;
-	__u32 cpu;
+	struct btr_cpu_acct *a; /* this CPU's accounting, NULL for clock_sync */
 };
-
-/* Per CPU: a forced wakeup was sent since the ring was last seen under
- * wakeup_bytes. Written only when it changes (the array is shared). */
-#define WOKE_SLOTS 4096
-__u8 woke[WOKE_SLOTS];
 
 static __always_inline struct btr_cpu_acct *acct_get(enum btr_prog prog)
 {
@@ -129,7 +146,7 @@ static __always_inline struct resv reserve(struct btr_cpu_acct *a, __u32 size,
 	struct resv r = {};
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	r.cpu = cpu;
+	r.a = a;
 	r.ring = bpf_map_lookup_elem(&rings, &cpu);
 	if (r.ring)
 		r.rec = bpf_ringbuf_reserve(r.ring, size, 0);
@@ -160,16 +177,15 @@ static __always_inline struct resv reserve(struct btr_cpu_acct *a, __u32 size,
  * drain re-arms the wakeup. */
 static __always_inline void submit(struct resv r)
 {
-	__u8 *w = &woke[r.cpu & (WOKE_SLOTS - 1)];
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_query(r.ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
-		if (!*w) {
-			*w = 1;
+		if (!r.a || !r.a->woke)
 			flags = BPF_RB_FORCE_WAKEUP;
-		}
-	} else if (*w) {
-		*w = 0;
+		if (r.a && !r.a->woke)
+			r.a->woke = 1;
+	} else if (r.a && r.a->woke) {
+		r.a->woke = 0;
 	}
 	bpf_ringbuf_submit(r.rec, flags);
 }
@@ -269,7 +285,7 @@ static __always_inline int do_wakeup(bool btf, struct task_struct *p,
 
 	if (!e)
 		return 0;
-	e->h.common_flags = irq_flags();
+	e->h.common_flags = irq_flags(btf, a);
 	e->pid = TREAD(btf, p, pid);
 	e->prio = TREAD(btf, p, prio);
 	e->target_cpu = task_cpu(btf, p);

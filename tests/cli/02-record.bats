@@ -140,3 +140,12 @@ count_events() {
 		! grep -q "switched out a task other than" "$TMP/rec.err" || false
 	fi
 }
+
+@test "the tp_btf programs load on this kernel, not only the raw_tp fallback" {
+	need_root
+	# a verifier rejection of a tp_btf program falls back to raw_tp
+	# silently: this kernel has BTF, so tp_btf must load
+	run "$BTR" -v -d 0.2 -o "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ring each, tp_btf"* ]]
+}

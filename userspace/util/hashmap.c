@@ -76,11 +76,37 @@ static uint64_t mix(uint64_t h)
 static uint64_t hash(const struct hmap *m, const void *key)
 {
 	uint64_t w[2] = { 0, 0 };
+	uint32_t k4;
 
+	if (m->key_size == 4) { /* ids: the common case, kept short */
+		memcpy(&k4, key, 4);
+		return mix(k4 ^ m->seed);
+	}
 	memcpy(w, key, m->key_size);
 	if (m->key_size <= 8)
 		return mix(w[0] ^ m->seed);
 	return mix(mix(w[0] ^ m->seed) ^ w[1]);
+}
+
+/* Key equality; 4- and 8-byte keys without a call to memcmp. */
+static bool same_key(const struct hmap *m, const unsigned char *a,
+		     const void *b)
+{
+	uint32_t x4, y4;
+	uint64_t x8, y8;
+
+	switch (m->key_size) {
+	case 4:
+		memcpy(&x4, a, 4);
+		memcpy(&y4, b, 4);
+		return x4 == y4;
+	case 8:
+		memcpy(&x8, a, 8);
+		memcpy(&y8, b, 8);
+		return x8 == y8;
+	default:
+		return !memcmp(a, b, m->key_size);
+	}
 }
 
 static unsigned char *slot(const struct hmap *m, size_t i)
@@ -101,7 +127,7 @@ static size_t locate(const struct hmap *m, const void *key, bool *found)
 
 	for (;;) {
 		s = slot(m, i);
-		if (!s[0] || !memcmp(s + m->key_off, key, m->key_size))
+		if (!s[0] || same_key(m, s + m->key_off, key))
 			break;
 		i = (i + 1) & mask;
 		probes++;
