@@ -47,7 +47,7 @@ load helpers
 	need_root
 	"$BTR" -o "$TMP/t.pb" 2>"$TMP/err" &
 	local pid=$!
-	sleep 1
+	wait_recording "$pid"
 	kill -INT "$pid"
 	wait "$pid"
 	grep -q "recorded .* events" "$TMP/err"
@@ -59,7 +59,7 @@ load helpers
 	need_root
 	"$BTR" -q -o "$TMP/t.pb" &
 	local pid=$!
-	sleep 1
+	wait_recording "$pid"
 	kill -TERM "$pid"
 	wait "$pid"
 	protoc_decode "$TMP/t.pb"
@@ -108,7 +108,7 @@ load helpers
 recording_caps() {
 	"$BTR" -q -d 3 -o "$TMP/t.pb" &
 	local pid=$!
-	sleep 1.5
+	wait_recording "$pid"
 	grep -E '^(CapEff|CapBnd|NoNewPrivs):' "/proc/$pid/status" >"$TMP/caps"
 	wait "$pid"
 }

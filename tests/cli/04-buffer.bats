@@ -9,7 +9,7 @@ load helpers
 	# The reader is stopped while a load runs: its 4K rings overflow.
 	"$BTR" -v --ringbuf-size 4K -o "$TMP/t.pb" 2>"$TMP/err" &
 	local pid=$!
-	sleep 0.5
+	wait_recording "$pid"
 	kill -STOP "$pid"
 	perf bench sched pipe -l 20000 >/dev/null
 	kill -CONT "$pid"
@@ -84,15 +84,18 @@ load helpers
 
 @test "streaming: SIGKILL mid-recording leaves a decodable file" {
 	need_root
+	# threaded (-T): one process, whose pid the shell leaves behind
 	"$BTR" -q --stream --file-write-period 100ms -o "$TMP/t.pb" -- \
-		perf bench sched pipe -l 2000000 >/dev/null 2>&1 &
+		sh -c 'echo $$ >"$0"; exec perf bench sched pipe -T -l 2000000' \
+		"$TMP/wl.pid" >/dev/null 2>&1 &
 	local pid=$!
+	wait_recording "$pid"
 	sleep 1.5
 	kill -KILL "$pid"
 	wait "$pid" || true
-	pkill -f "perf bench sched pipe -l 2000000" || true
+	kill "$(cat "$TMP/wl.pid")" 2>/dev/null || true
 	run "$BTR" dump "$TMP/t.pb"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || fail "dump: $(tail -n 3 <<<"$output")"
 	[ "$(grep -c ' sched_switch ' <<<"$output")" -gt 1000 ]
 }
 
@@ -100,7 +103,7 @@ load helpers
 	need_root
 	"$BTR" -q -o "$TMP/t.pb" 2>"$TMP/err" &
 	local pid=$!
-	sleep 1
+	wait_recording "$pid"
 	kill -USR1 "$pid"
 	for _ in $(seq 50); do [ -s "$TMP/t.1.pb" ] && break; sleep 0.1; done
 	sleep 0.5
@@ -214,8 +217,11 @@ load helpers
 
 @test "a second SIGINT exits promptly with a decodable file" {
 	need_root
-	"$BTR" -b 256M -o "$TMP/t.pb" 2>"$TMP/err" -- perf bench sched pipe -l 3000000 &
+	"$BTR" -b 256M -o "$TMP/t.pb" 2>"$TMP/err" -- \
+		sh -c 'echo $$ >"$0"; exec perf bench sched pipe -T -l 3000000' \
+		"$TMP/wl.pid" >/dev/null &
 	local pid=$! rc=0 t0 t1
+	wait_recording "$pid"
 	sleep 2
 	kill -INT "$pid"
 	sleep 0.01
@@ -223,7 +229,7 @@ load helpers
 	t0=$(date +%s%N)
 	wait "$pid" || rc=$?
 	t1=$(date +%s%N)
-	pkill -f "perf bench sched pipe -l 3000000" || true
+	kill "$(cat "$TMP/wl.pid")" 2>/dev/null || true
 	echo "exit $rc after $(( (t1 - t0) / 1000000 )) ms"
 	[ $(( (t1 - t0) / 1000000 )) -lt 2000 ]
 	if [ "$rc" -eq 130 ]; then
@@ -232,7 +238,7 @@ load helpers
 		[ "$rc" -eq 0 ]
 	fi
 	run "$BTR" dump "$TMP/t.pb"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || fail "dump: $(tail -n 3 <<<"$output")"
 }
 
 @test "the status line on a terminal counts drops while recording" {

@@ -137,3 +137,22 @@ tracefs_release() {
 		fail "cannot unmount the tracefs this test mounted on $BTR_TRACEFS_MOUNTED"
 	unset BTR_TRACEFS_MOUNTED
 }
+
+# Waits (up to 60 s) until the recorder PID records: once its programs are
+# loaded and attached and its output open it drops every capability
+# (CAP_CHOWN is kept under sudo). A loaded machine can take seconds to get
+# there: fixed sleeps would signal a recorder that has not started.
+wait_recording() {
+	local pid=$1 _
+	for _ in $(seq 600); do
+		grep -Eq '^CapEff:[[:space:]]+000000000000000[01]$' "/proc/$pid/status" 2>/dev/null &&
+			return 0
+		if ! kill -0 "$pid" 2>/dev/null; then
+			fail "recorder $pid exited before recording"
+			return 1
+		fi
+		sleep 0.1
+	done
+	fail "recorder $pid did not start recording within 60 s"
+	return 1
+}

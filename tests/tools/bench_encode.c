@@ -125,7 +125,7 @@ static int load(const char *path, uint8_t **buf, struct raw_rec **recs,
 
 int main(int argc, char **argv)
 {
-	struct counting_sink out = { { count_write, NULL }, 0, 0 };
+	struct counting_sink out = { .sink = { .write = count_write } };
 	struct bundle_enc *enc[MAX_CPUS] = { 0 };
 	double rates[MAX_REPEATS], walls[MAX_REPEATS], min_cpu_s = 0.5;
 	struct raw_rec *recs = NULL;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "buffer/central.h"
 #include "encode/bundle.h"
 #include "encode/packet.h"
 #include "perfetto/trace.pb-c.h"
@@ -913,6 +914,116 @@ static void test_sink_error(void)
 	coll_free(&c);
 }
 
+/* A pseudo-random stream of every record type (xorshift, fixed seed):
+ * 300 comms so intern tables fill, negative and large values, regular
+ * events between compact ones. */
+static void random_stream(struct bundle_enc *b, uint64_t seed, int n)
+{
+	static const enum btr_rec_type other[] = {
+		BTR_REC_WAKEUP_NEW, BTR_REC_NEWTASK, BTR_REC_RENAME,
+		BTR_REC_FORK, BTR_REC_EXEC, BTR_REC_EXIT, BTR_REC_FREE,
+	};
+	uint64_t x = seed, ts = 1000;
+	char comm[32];
+	int i;
+
+	chain_pid = 0;
+	for (i = 0; i < n; i++) {
+		union {
+			struct btr_hdr h;
+			struct btr_switch sw;
+			struct btr_wakeup wk;
+			struct btr_exec exec;
+		} r;
+		uint64_t k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = x % 100;
+		ts += x % 3 ? x % 5000 : x % 50000000000ULL;
+		snprintf(comm, sizeof(comm), "task-%llu",
+			 (unsigned long long)(x >> 20) % 300);
+		if (k < 50) {
+			r.sw = mk_switch(ts, (int32_t)(x % 70000), comm,
+					 k < 5 ? -1 : (int64_t)(x % 0x1000));
+			if (k == 7)
+				r.sw.prev_pid = chain_pid + 1; /* unreported */
+			CHECK_EQ_I64(ADD(b, r.sw), 0);
+		} else if (k < 95) {
+			r.wk = mk_waking(ts, (int32_t)(x % 70000), comm,
+					 (uint16_t)(x % 0x50));
+			if (k == 90)
+				r.wk.prio = -(int32_t)(x % 100);
+			CHECK_EQ_I64(ADD(b, r.wk), 0);
+		} else {
+			memset(&r, 0, sizeof(r));
+			hdr(&r.h, other[x % 7], ts, (int32_t)(x % 1000));
+			snprintf(r.exec.filename, sizeof(r.exec.filename),
+				 "/bin/%s", comm);
+			CHECK_EQ_I64(bundle_enc_add(b, &r.h, sizeof(r)), 0);
+		}
+		if (x % 997 == 0)
+			CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	}
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+}
+
+/* The hand-written encoding is canonical (what protobuf-c writes for the
+ * same message, byte for byte), and encoding in place into the central
+ * buffer, with packets split across small chunks, gives the same bytes as
+ * encoding into a plain sink. */
+static void test_in_place_canonical(void)
+{
+	struct central *cen = central_new(64 << 20, 1000, FILL_DISCARD);
+	struct bundle_enc *b1, *b2;
+	struct coll c1, c2;
+	size_t i, big = 0;
+
+	coll_init(&c1);
+	coll_init(&c2);
+	CHECK(cen != NULL);
+	b1 = bundle_enc_new(CPU, SEQ, &c1.sink);
+	b2 = bundle_enc_new(CPU, SEQ, central_sink(cen));
+	CHECK(b1 && b2);
+	random_stream(b1, 88172645463325252ULL, 20000);
+	random_stream(b2, 88172645463325252ULL, 20000);
+	central_flush(cen);
+	CHECK_EQ_I64(central_read(cen, &c2.sink, true), 0);
+	CHECK_EQ_I64(central_stats(cen)->chunks_discarded, 0);
+	CHECK(c1.n > 20);
+	CHECK_EQ_I64(c2.n, c1.n);
+	for (i = 0; i < c1.n && i < c2.n; i++) {
+		Packet *p = coll_unpack(&c1, i);
+		uint8_t *re;
+
+		CHECK_EQ_I64(c2.p[i].seq, SEQ);
+		CHECK_EQ_I64(c2.p[i].len, c1.p[i].len);
+		CHECK(c2.p[i].len == c1.p[i].len &&
+		      !memcmp(c2.p[i].buf, c1.p[i].buf, c1.p[i].len));
+		CHECK(p != NULL);
+		if (!p)
+			continue;
+		CHECK_EQ_I64(perfetto__protos__trace_packet__get_packed_size(p),
+			     c1.p[i].len);
+		re = malloc(c1.p[i].len + 1);
+		CHECK(re != NULL);
+		if (re) {
+			perfetto__protos__trace_packet__pack(p, re);
+			CHECK(!memcmp(re, c1.p[i].buf, c1.p[i].len));
+		}
+		big += c1.p[i].len > 1000;
+		free(re);
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	}
+	CHECK(big > 0); /* some packets spanned chunks */
+	bundle_enc_free(b1);
+	bundle_enc_free(b2);
+	central_free(cen);
+	coll_free(&c1);
+	coll_free(&c2);
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_compact);
@@ -928,5 +1039,6 @@ int main(void)
 	RUN(test_event_cap);
 	RUN(test_byte_cap);
 	RUN(test_sink_error);
+	RUN(test_in_place_canonical);
 	return unit_finish();
 }

@@ -13,7 +13,11 @@
 #define DROPPED_OVERWRITE 65u     /* DATA_LOSS_PRESENT | overwrite */
 #define CENTRAL_MAX_SEQ (1u << 16)
 
+/* A slot owns one chunk of memory, `data`. Committing a staging chunk
+ * swaps buffers instead of copying: the slot takes the writer's filled
+ * chunk and the writer goes on in the slot's old one. */
 struct slot {
+	uint8_t *data;
 	bool used, read;
 	uint8_t flags;
 	uint16_t nfrags;
@@ -37,6 +41,7 @@ struct seq_writer {
 	uint16_t nfrags;
 	uint8_t flags;
 	bool open_packet; /* the last fragment continues in the next chunk */
+	size_t left;      /* bytes of the open packet not given out yet */
 	uint32_t next_chunk_id;
 	uint64_t packets_lost;
 	struct seq_reader rd; /* persistent reader (consuming passes) */
@@ -111,8 +116,8 @@ static void lose_slot(struct central *c, const struct slot *s)
 static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 {
 	struct slot *s = &c->slots[c->wr];
-	struct slot fresh = { true, false, w->flags, w->nfrags, seq,
-			      w->next_chunk_id++, w->used };
+	struct slot fresh = { w->staging, true, false, w->flags, w->nfrags,
+			      seq, w->next_chunk_id++, w->used };
 
 	if (!w->used)
 		return;
@@ -132,7 +137,7 @@ static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 		c->st.bytes_overwritten += record_size(s->size);
 		lose_slot(c, s);
 	}
-	memcpy(c->mem + c->wr * c->chunk_size, w->staging, fresh.size);
+	w->staging = s->data;
 	*s = fresh;
 	c->st.chunks_written++;
 	c->st.bytes_written += record_size(fresh.size);
@@ -142,40 +147,81 @@ static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 	}
 }
 
-static int central_write(struct packet_sink *sink, uint32_t seq,
-			 const uint8_t *pkt, size_t len)
+/* Opens the next fragment of the packet being written on seq, which has
+ * `left` bytes to go, and gives its region. A fragment that the packet
+ * continues after leaves its chunk open until this is called again (the
+ * bytes are written in place first), then commits it. */
+static void frag_open(struct central *c, uint32_t seq, struct seq_writer *w,
+		      size_t left, struct sink_span *sp)
+{
+	uint32_t room, n;
+	uint8_t *h;
+
+	if (w->open_packet)
+		commit(c, seq, w);
+	room = c->chunk_size - w->used;
+	if (room <= FRAG_HDR || w->nfrags == UINT16_MAX) {
+		/* not continue: a zero-length packet would be lost */
+		commit(c, seq, w);
+		room = c->chunk_size - w->used;
+	}
+	n = room - FRAG_HDR < left ? room - FRAG_HDR : (uint32_t)left;
+	h = w->staging + w->used;
+	h[0] = (uint8_t)n;
+	h[1] = (uint8_t)(n >> 8);
+	h[2] = (uint8_t)(n >> 16);
+	h[3] = (uint8_t)(n >> 24);
+	sp->p = h + FRAG_HDR;
+	sp->end = sp->p + n;
+	w->used += FRAG_HDR + n;
+	w->nfrags++;
+	w->left = left - n;
+	w->open_packet = w->left > 0;
+	if (w->open_packet)
+		w->flags |= CHUNK_LAST_CONTINUES;
+}
+
+static int central_reserve(struct packet_sink *sink, uint32_t seq, size_t len,
+			   struct sink_span *sp)
 {
 	struct central *c = sink->ctx;
 	struct seq_writer *w = seq_get(c, seq);
 
 	if (!w)
 		return -ENOMEM;
-	do {
-		uint32_t room = c->chunk_size - w->used;
-		uint32_t n;
+	frag_open(c, seq, w, len, sp);
+	return 0;
+}
 
-		if (room <= FRAG_HDR || w->nfrags == UINT16_MAX) {
-			/* not continue: a zero-length packet would be lost */
-			commit(c, seq, w);
-			room = c->chunk_size - w->used;
-		}
-		n = room - FRAG_HDR < len ? room - FRAG_HDR : (uint32_t)len;
-		w->staging[w->used] = (uint8_t)n;
-		w->staging[w->used + 1] = (uint8_t)(n >> 8);
-		w->staging[w->used + 2] = (uint8_t)(n >> 16);
-		w->staging[w->used + 3] = (uint8_t)(n >> 24);
-		memcpy(w->staging + w->used + FRAG_HDR, pkt, n);
-		w->used += FRAG_HDR + n;
-		w->nfrags++;
+static int central_advance(struct packet_sink *sink, uint32_t seq,
+			   struct sink_span *sp)
+{
+	struct central *c = sink->ctx;
+	struct seq_writer *w = seq < c->nseqs ? c->seqs[seq] : NULL;
+
+	if (!w || !w->left)
+		return -EINVAL; /* no packet is being written */
+	frag_open(c, seq, w, w->left, sp);
+	return 0;
+}
+
+static int central_write(struct packet_sink *sink, uint32_t seq,
+			 const uint8_t *pkt, size_t len)
+{
+	struct sink_span sp;
+	int e = central_reserve(sink, seq, len, &sp);
+
+	while (!e) {
+		size_t n = (size_t)(sp.end - sp.p);
+
+		memcpy(sp.p, pkt, n);
 		pkt += n;
 		len -= n;
-		w->open_packet = len > 0;
-		if (w->open_packet) {
-			w->flags |= CHUNK_LAST_CONTINUES;
-			commit(c, seq, w);
-		}
-	} while (len > 0);
-	return 0;
+		if (!len)
+			break;
+		e = central_advance(sink, seq, &sp);
+	}
+	return e;
 }
 
 struct packet_sink *central_sink(struct central *c)
@@ -315,7 +361,7 @@ int central_read(struct central *c, struct packet_sink *out, bool consume)
 
 		if (!s->used || s->read)
 			continue;
-		e = read_chunk(c, s, c->mem + k * c->chunk_size,
+		e = read_chunk(c, s, s->data,
 			       consume ? &c->seqs[s->seq]->rd : &tmp[s->seq],
 			       out, consume);
 		if (consume) {
@@ -355,6 +401,7 @@ struct central *central_new(uint64_t size, uint32_t chunk_size,
 			    enum fill_policy policy)
 {
 	struct central *c = calloc(1, sizeof(*c));
+	size_t i;
 
 	if (!c || chunk_size <= FRAG_HDR * 2)
 		goto fail;
@@ -370,13 +417,26 @@ struct central *central_new(uint64_t size, uint32_t chunk_size,
 		c->mem = NULL;
 	if (!c->mem || !c->slots)
 		goto fail;
+	for (i = 0; i < c->nslots; i++)
+		c->slots[i].data = c->mem + i * chunk_size;
 	c->st.buffer_size = c->mem_len;
 	c->sink.write = central_write;
+	c->sink.reserve = central_reserve;
+	c->sink.advance = central_advance;
 	c->sink.ctx = c;
 	return c;
 fail:
 	central_free(c);
 	return NULL;
+}
+
+/* Frees a chunk that malloc gave (a writer's first staging chunk, which a
+ * commit may have moved into a slot); the mapped ones go with the map. */
+static void chunk_free(const struct central *c, uint8_t *p)
+{
+	if (!p || (c->mem && p >= c->mem && p < c->mem + c->mem_len))
+		return;
+	free(p);
 }
 
 void central_free(struct central *c)
@@ -385,10 +445,12 @@ void central_free(struct central *c)
 
 	if (!c)
 		return;
+	for (i = 0; c->slots && i < c->nslots; i++)
+		chunk_free(c, c->slots[i].data);
 	for (i = 0; i < c->nseqs; i++) {
 		if (!c->seqs[i])
 			continue;
-		free(c->seqs[i]->staging);
+		chunk_free(c, c->seqs[i]->staging);
 		free(c->seqs[i]->rd.partial);
 		free(c->seqs[i]);
 	}

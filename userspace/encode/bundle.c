@@ -16,11 +16,45 @@
 #include <string.h>
 
 #include "encode/packet.h"
+#include "encode/span.h"
 #include "perfetto/ftrace.pb-c.h"
 
 typedef Perfetto__Protos__FtraceEvent FtraceEvent;
-typedef Perfetto__Protos__FtraceEventBundle Bundle;
-typedef Perfetto__Protos__FtraceEventBundle__CompactSched CompactSched;
+
+/* Field numbers written by hand (protos/perfetto/ftrace.proto, trace.proto):
+ * the bundle is encoded straight into the sink (the central buffer's
+ * chunk), its sizes counted as events arrive. */
+enum {
+	PKT_FTRACE_EVENTS = 1,
+	PKT_TRUSTED_SEQ_ID = 10,
+	PKT_SEQUENCE_FLAGS = 13,
+	PKT_TRUSTED_PID = 79,
+	BUNDLE_CPU = 1,
+	BUNDLE_EVENT = 2,
+	BUNDLE_LOST_EVENTS = 3,
+	BUNDLE_COMPACT_SCHED = 4,
+	BUNDLE_PREV_END_TS = 10,
+	CS_SWITCH_TS = 1,
+	CS_SWITCH_PREV_STATE = 2,
+	CS_SWITCH_NEXT_PID = 3,
+	CS_SWITCH_NEXT_PRIO = 4,
+	CS_INTERN_TABLE = 5,
+	CS_SWITCH_NEXT_COMM = 6,
+	CS_WAKING_TS = 7,
+	CS_WAKING_PID = 8,
+	CS_WAKING_TARGET_CPU = 9,
+	CS_WAKING_PRIO = 10,
+	CS_WAKING_COMM = 11,
+	CS_WAKING_FLAGS = 12,
+	CS_NFIELDS = 13,
+};
+
+/* Slots of the comm intern table's hash index (twice its capacity). */
+#define COMM_HASH (2 * BUNDLE_MAX_COMMS)
+_Static_assert(BUNDLE_MAX_COMMS < 255, "comm index fits the hash slots");
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "comm_key_make assumes a little-endian CPU"
+#endif
 
 /* Size estimates that drive the BUNDLE_MAX_BYTES cap: a compact event is a
  * handful of short varints; a regular one is about its record. */
@@ -99,16 +133,20 @@ struct bundle_enc {
 	int32_t wk_prio[BUNDLE_MAX_EVENTS];
 	uint32_t wk_comm[BUNDLE_MAX_EVENTS], wk_flags[BUNDLE_MAX_EVENTS];
 
-	/* intern table of the pending bundle */
-	size_t n_comm;
-	union comm_key comm_key[BUNDLE_MAX_COMMS];
-	char comm_str[BUNDLE_MAX_COMMS][BTR_COMM_LEN + 1];
-	char *comm_ptr[BUNDLE_MAX_COMMS];
+	/* encoded bytes of each packed CompactSched field, by field number */
+	size_t cs_bytes[CS_NFIELDS];
 
-	/* regular events of the pending bundle */
+	/* intern table of the pending bundle, with a hash index (slot:
+	 * table index + 1, 0 for empty) and its encoded size */
+	size_t n_comm, intern_bytes;
+	union comm_key comm_key[BUNDLE_MAX_COMMS];
+	uint8_t comm_len[BUNDLE_MAX_COMMS];
+	uint8_t comm_slot[COMM_HASH];
+
+	/* regular events of the pending bundle, and their packed sizes */
 	size_t n_reg, reg_cap;
 	struct reg_slot *reg;
-	FtraceEvent **reg_ptr;
+	size_t *reg_size;
 
 	struct bundle_enc_stats stats;
 };
@@ -257,15 +295,12 @@ struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
 				  struct packet_sink *sink)
 {
 	struct bundle_enc *b = calloc(1, sizeof(*b));
-	size_t i;
 
 	if (!b)
 		return NULL;
 	b->cpu = cpu;
 	b->seq_id = seq_id;
 	b->sink = sink;
-	for (i = 0; i < BUNDLE_MAX_COMMS; i++)
-		b->comm_ptr[i] = b->comm_str[i];
 	return b;
 }
 
@@ -274,7 +309,7 @@ void bundle_enc_free(struct bundle_enc *b)
 	if (!b)
 		return;
 	free(b->reg);
-	free(b->reg_ptr);
+	free(b->reg_size);
 	free(b);
 }
 
@@ -288,33 +323,11 @@ static size_t pending_events(const struct bundle_enc *b)
 	return b->n_sw + b->n_wk + b->n_reg;
 }
 
-static void fill_compact(struct bundle_enc *b, CompactSched *cs)
+/* Converts the copied regular records (the slots no longer move) and
+ * sizes them; returns the bytes their `event` fields take. */
+static size_t size_regular(struct bundle_enc *b)
 {
-	cs->n_intern_table = b->n_comm;
-	cs->intern_table = b->comm_ptr;
-	cs->n_switch_timestamp = cs->n_switch_prev_state = b->n_sw;
-	cs->n_switch_next_pid = cs->n_switch_next_prio = b->n_sw;
-	cs->n_switch_next_comm_index = b->n_sw;
-	cs->switch_timestamp = b->sw_ts;
-	cs->switch_prev_state = b->sw_state;
-	cs->switch_next_pid = b->sw_pid;
-	cs->switch_next_prio = b->sw_prio;
-	cs->switch_next_comm_index = b->sw_comm;
-	cs->n_waking_timestamp = cs->n_waking_pid = b->n_wk;
-	cs->n_waking_target_cpu = cs->n_waking_prio = b->n_wk;
-	cs->n_waking_comm_index = cs->n_waking_common_flags = b->n_wk;
-	cs->waking_timestamp = b->wk_ts;
-	cs->waking_pid = b->wk_pid;
-	cs->waking_target_cpu = b->wk_cpu;
-	cs->waking_prio = b->wk_prio;
-	cs->waking_comm_index = b->wk_comm;
-	cs->waking_common_flags = b->wk_flags;
-}
-
-/* Converts the copied regular records; the slots no longer move. */
-static void fill_regular(struct bundle_enc *b, Bundle *bundle)
-{
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; i < b->n_reg; i++) {
 		struct reg_slot *s = &b->reg[i];
@@ -323,10 +336,67 @@ static void fill_regular(struct bundle_enc *b, Bundle *bundle)
 		SET(&s->ev, timestamp, s->rec.h.ts);
 		SET(&s->ev, pid, (uint32_t)s->rec.h.pid);
 		kinds[s->rec.h.type].conv(s);
-		b->reg_ptr[i] = &s->ev;
+		b->reg_size[i] = perfetto__protos__ftrace_event__get_packed_size(
+			&s->ev);
+		n += span_len_field_size(BUNDLE_EVENT, b->reg_size[i]);
 	}
-	bundle->n_event = b->n_reg;
-	bundle->event = b->reg_ptr;
+	return n;
+}
+
+static size_t size_compact(const struct bundle_enc *b)
+{
+	size_t n = b->intern_bytes;
+	uint32_t f;
+
+	for (f = 1; f < CS_NFIELDS; f++)
+		if (b->cs_bytes[f])
+			n += span_len_field_size(f, b->cs_bytes[f]);
+	return n;
+}
+
+/* One packed repeated varint field per element type; signed values are
+ * sign-extended to 64 bits, as protobuf encodes int32 and int64. */
+#define PUT_PACKED(name, type, conv)                                           \
+	static void name(struct span_writer *w, const struct bundle_enc *b,    \
+			 uint32_t num, const type *v, size_t n)                \
+	{                                                                      \
+		size_t i;                                                      \
+                                                                               \
+		if (!n)                                                        \
+			return;                                                \
+		span_tag(w, num, WIRE_LEN);                                    \
+		span_varint(w, b->cs_bytes[num]);                              \
+		for (i = 0; i < n; i++)                                        \
+			span_varint(w, (conv)v[i]);                            \
+	}
+PUT_PACKED(put_u64s, uint64_t, uint64_t)
+PUT_PACKED(put_i64s, int64_t, uint64_t)
+PUT_PACKED(put_i32s, int32_t, int64_t)
+PUT_PACKED(put_u32s, uint32_t, uint64_t)
+
+static void put_compact(struct span_writer *w, const struct bundle_enc *b,
+			size_t len)
+{
+	size_t i;
+
+	span_tag(w, BUNDLE_COMPACT_SCHED, WIRE_LEN);
+	span_varint(w, len);
+	put_u64s(w, b, CS_SWITCH_TS, b->sw_ts, b->n_sw);
+	put_i64s(w, b, CS_SWITCH_PREV_STATE, b->sw_state, b->n_sw);
+	put_i32s(w, b, CS_SWITCH_NEXT_PID, b->sw_pid, b->n_sw);
+	put_i32s(w, b, CS_SWITCH_NEXT_PRIO, b->sw_prio, b->n_sw);
+	for (i = 0; i < b->n_comm; i++) {
+		span_tag(w, CS_INTERN_TABLE, WIRE_LEN);
+		span_varint(w, b->comm_len[i]);
+		span_put(w, b->comm_key[i].c, b->comm_len[i]);
+	}
+	put_u32s(w, b, CS_SWITCH_NEXT_COMM, b->sw_comm, b->n_sw);
+	put_u64s(w, b, CS_WAKING_TS, b->wk_ts, b->n_wk);
+	put_i32s(w, b, CS_WAKING_PID, b->wk_pid, b->n_wk);
+	put_i32s(w, b, CS_WAKING_TARGET_CPU, b->wk_cpu, b->n_wk);
+	put_i32s(w, b, CS_WAKING_PRIO, b->wk_prio, b->n_wk);
+	put_u32s(w, b, CS_WAKING_COMM, b->wk_comm, b->n_wk);
+	put_u32s(w, b, CS_WAKING_FLAGS, b->wk_flags, b->n_wk);
 }
 
 /* Starts an empty bundle after an emit that returned `err`. */
@@ -336,6 +406,9 @@ static void reset_pending(struct bundle_enc *b, int err)
 	b->n_sw = b->n_wk = b->n_reg = b->n_comm = 0;
 	b->sw_prev_ts = b->wk_prev_ts = 0;
 	b->est_bytes = 0;
+	b->intern_bytes = 0;
+	memset(b->cs_bytes, 0, sizeof(b->cs_bytes));
+	memset(b->comm_slot, 0, sizeof(b->comm_slot));
 	b->lost_pending = err != 0;
 	if (err)
 		b->lost_since_switch = true; /* its switches reach no reader */
@@ -345,31 +418,52 @@ static void reset_pending(struct bundle_enc *b, int err)
 	}
 }
 
+/* Writes the pending bundle as one TracePacket, straight into the sink. */
 static int emit(struct bundle_enc *b)
 {
-	Perfetto__Protos__TracePacket pkt;
-	Bundle bundle;
-	CompactSched cs;
-	int err;
+	struct span_writer w;
+	uint64_t pid = (uint64_t)(int64_t)packet_writer_pid();
+	uint32_t flags = b->cleared_sent ? 0 : SEQ_FLAG_INCREMENTAL_STATE_CLEARED;
+	size_t cs = b->n_sw || b->n_wk ? size_compact(b) : 0;
+	size_t bundle = span_varint_field_size(BUNDLE_CPU, b->cpu) +
+			size_regular(b) + (b->lost_pending ? 2 : 0) +
+			(cs ? span_len_field_size(BUNDLE_COMPACT_SCHED, cs) : 0) +
+			span_varint_field_size(BUNDLE_PREV_END_TS, b->prev_end_ts);
+	size_t len = span_len_field_size(PKT_FTRACE_EVENTS, bundle) +
+		     span_varint_field_size(PKT_TRUSTED_SEQ_ID, b->seq_id) +
+		     (flags ? span_varint_field_size(PKT_SEQUENCE_FLAGS, flags) : 0) +
+		     span_varint_field_size(PKT_TRUSTED_PID, pid);
+	size_t i;
+	int err = span_begin(&w, b->sink, b->seq_id, len);
 
-	perfetto__protos__trace_packet__init(&pkt);
-	perfetto__protos__ftrace_event_bundle__init(&bundle);
-	perfetto__protos__ftrace_event_bundle__compact_sched__init(&cs);
-	SET(&bundle, cpu, b->cpu);
-	SET(&bundle, previous_bundle_end_timestamp, b->prev_end_ts);
-	if (b->lost_pending)
-		SET(&bundle, lost_events, 1);
-	if (b->n_sw || b->n_wk) {
-		fill_compact(b, &cs);
-		bundle.compact_sched = &cs;
+	if (!err) {
+		span_tag(&w, PKT_FTRACE_EVENTS, WIRE_LEN);
+		span_varint(&w, bundle);
+		span_tag(&w, BUNDLE_CPU, WIRE_VARINT);
+		span_varint(&w, b->cpu);
+		for (i = 0; i < b->n_reg; i++) {
+			span_tag(&w, BUNDLE_EVENT, WIRE_LEN);
+			span_varint(&w, b->reg_size[i]);
+			span_message(&w, &b->reg[i].ev.base, b->reg_size[i]);
+		}
+		if (b->lost_pending) {
+			span_tag(&w, BUNDLE_LOST_EVENTS, WIRE_VARINT);
+			span_varint(&w, 1);
+		}
+		if (cs)
+			put_compact(&w, b, cs);
+		span_tag(&w, BUNDLE_PREV_END_TS, WIRE_VARINT);
+		span_varint(&w, b->prev_end_ts);
+		span_tag(&w, PKT_TRUSTED_SEQ_ID, WIRE_VARINT);
+		span_varint(&w, b->seq_id);
+		if (flags) {
+			span_tag(&w, PKT_SEQUENCE_FLAGS, WIRE_VARINT);
+			span_varint(&w, flags);
+		}
+		span_tag(&w, PKT_TRUSTED_PID, WIRE_VARINT);
+		span_varint(&w, pid);
+		err = span_end(&w);
 	}
-	if (b->n_reg)
-		fill_regular(b, &bundle);
-	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
-	pkt.ftrace_events = &bundle;
-	if (!b->cleared_sent)
-		SET(&pkt, sequence_flags, SEQ_FLAG_INCREMENTAL_STATE_CLEARED);
-	err = packet_emit(b->sink, b->seq_id, &pkt);
 	reset_pending(b, err);
 	return err;
 }
@@ -392,12 +486,41 @@ int bundle_enc_note_lost(struct bundle_enc *b, uint32_t lost)
 	return err;
 }
 
+/* Bits 7, 15, ... set at (at least) the lowest zero byte of x. */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/* x with the bytes from its lowest zero byte on cleared; 0 if none. */
+static inline uint64_t below_zero(uint64_t x, uint64_t z)
+{
+	return x & (((z & -z) >> 7) - 1);
+}
+
 static void comm_key_make(union comm_key *k, const char *comm)
 {
-	size_t n = strnlen(comm, BTR_COMM_LEN);
+	uint64_t w0, w1, z;
 
-	memset(k, 0, sizeof(*k));
-	memcpy(k->c, comm, n);
+	memcpy(&w0, comm, 8);
+	memcpy(&w1, comm + 8, 8);
+	z = zero_bytes(w0);
+	if (z) {
+		w0 = below_zero(w0, z);
+		w1 = 0;
+	} else if ((z = zero_bytes(w1))) {
+		w1 = below_zero(w1, z);
+	}
+	k->w[0] = w0;
+	k->w[1] = w1;
+}
+
+static unsigned comm_hash(const union comm_key *k)
+{
+	uint64_t h = (k->w[0] ^ (k->w[1] * 0x9E3779B97F4A7C15ull)) *
+		     0xC2B2AE3D27D4EB4Full;
+
+	return (unsigned)(h >> 32) & (COMM_HASH - 1);
 }
 
 /* Index of `comm` in the intern table, adding it (after emitting the
@@ -405,11 +528,13 @@ static void comm_key_make(union comm_key *k, const char *comm)
 static int comm_index(struct bundle_enc *b, const char *comm, uint32_t *idx)
 {
 	union comm_key k;
-	size_t i;
+	unsigned h;
+	size_t i, n;
 	int err;
 
 	comm_key_make(&k, comm);
-	for (i = 0; i < b->n_comm; i++) {
+	for (h = comm_hash(&k); b->comm_slot[h]; h = (h + 1) & (COMM_HASH - 1)) {
+		i = b->comm_slot[h] - 1u;
 		if (b->comm_key[i].w[0] == k.w[0] &&
 		    b->comm_key[i].w[1] == k.w[1]) {
 			*idx = (uint32_t)i;
@@ -417,15 +542,19 @@ static int comm_index(struct bundle_enc *b, const char *comm, uint32_t *idx)
 		}
 	}
 	if (b->n_comm == BUNDLE_MAX_COMMS) {
-		err = emit(b);
+		err = emit(b); /* clears the table and its index */
 		if (err)
 			return err;
+		for (h = comm_hash(&k); b->comm_slot[h];)
+			h = (h + 1) & (COMM_HASH - 1);
 	}
 	i = b->n_comm++;
 	b->comm_key[i] = k;
-	memcpy(b->comm_str[i], k.c, BTR_COMM_LEN);
-	b->comm_str[i][BTR_COMM_LEN] = '\0';
-	b->est_bytes += strlen(b->comm_str[i]) + EST_COMM_EXTRA;
+	b->comm_slot[h] = (uint8_t)(i + 1);
+	n = strnlen(k.c, BTR_COMM_LEN);
+	b->comm_len[i] = (uint8_t)n;
+	b->intern_bytes += span_len_field_size(CS_INTERN_TABLE, n);
+	b->est_bytes += n + EST_COMM_EXTRA;
 	*idx = (uint32_t)i;
 	return 0;
 }
@@ -467,6 +596,11 @@ static int add_switch(struct bundle_enc *b, const struct btr_switch *r)
 	b->sw_pid[i] = r->next_pid;
 	b->sw_prio[i] = r->next_prio;
 	b->sw_comm[i] = comm;
+	b->cs_bytes[CS_SWITCH_TS] += wire_varint_size(b->sw_ts[i]);
+	b->cs_bytes[CS_SWITCH_PREV_STATE] += wire_varint_size((uint64_t)b->sw_state[i]);
+	b->cs_bytes[CS_SWITCH_NEXT_PID] += wire_varint_size((uint64_t)(int64_t)b->sw_pid[i]);
+	b->cs_bytes[CS_SWITCH_NEXT_PRIO] += wire_varint_size((uint64_t)(int64_t)b->sw_prio[i]);
+	b->cs_bytes[CS_SWITCH_NEXT_COMM] += wire_varint_size(comm);
 	b->est_bytes += EST_COMPACT_EVENT;
 	return ran(b, r->next_pid);
 }
@@ -487,6 +621,12 @@ static int add_waking(struct bundle_enc *b, const struct btr_wakeup *r)
 	b->wk_prio[i] = r->prio;
 	b->wk_comm[i] = comm;
 	b->wk_flags[i] = r->h.common_flags;
+	b->cs_bytes[CS_WAKING_TS] += wire_varint_size(b->wk_ts[i]);
+	b->cs_bytes[CS_WAKING_PID] += wire_varint_size((uint64_t)(int64_t)b->wk_pid[i]);
+	b->cs_bytes[CS_WAKING_TARGET_CPU] += wire_varint_size((uint64_t)(int64_t)b->wk_cpu[i]);
+	b->cs_bytes[CS_WAKING_PRIO] += wire_varint_size((uint64_t)(int64_t)b->wk_prio[i]);
+	b->cs_bytes[CS_WAKING_COMM] += wire_varint_size(comm);
+	b->cs_bytes[CS_WAKING_FLAGS] += wire_varint_size(b->wk_flags[i]);
 	b->est_bytes += EST_COMPACT_EVENT;
 	return 0;
 }
@@ -495,16 +635,16 @@ static int grow_regular(struct bundle_enc *b)
 {
 	size_t cap = b->reg_cap ? b->reg_cap * 2 : 16;
 	struct reg_slot *reg;
-	FtraceEvent **ptr;
+	size_t *size;
 
 	reg = realloc(b->reg, cap * sizeof(*reg));
 	if (!reg)
 		return -ENOMEM;
 	b->reg = reg;
-	ptr = realloc(b->reg_ptr, cap * sizeof(*ptr));
-	if (!ptr)
+	size = realloc(b->reg_size, cap * sizeof(*size));
+	if (!size)
 		return -ENOMEM;
-	b->reg_ptr = ptr;
+	b->reg_size = size;
 	b->reg_cap = cap;
 	return 0;
 }

@@ -1,5 +1,5 @@
-/* Serializing a protobuf-c TracePacket into a sink, with a reusable
- * scratch buffer, and the packet sequence ids the recorder uses. */
+/* Serializing a protobuf-c TracePacket into a sink, and the packet
+ * sequence ids the recorder uses. */
 #ifndef BTR_PACKET_H
 #define BTR_PACKET_H
 
@@ -18,6 +18,9 @@ enum {
 };
 
 #define SEQ_FLAG_INCREMENTAL_STATE_CLEARED 1u
+
+/* The pid every packet is stamped with (trusted_pid). */
+int32_t packet_writer_pid(void);
 
 /* Sets the sequence id on `p`, serializes it and hands it to the sink.
  * Returns 0 or a negative errno. */

@@ -30,29 +30,6 @@ size_t wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
 	return 0;
 }
 
-size_t wire_put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
-size_t wire_varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 static int bad(struct wire_reader *r, const char *why)
 {
 	r->err = why;

@@ -45,9 +45,25 @@ int wire_next(struct wire_reader *r, struct wire_field *f);
 /* Decodes the varint at p (before end). Returns its size, or 0 when it is
  * cut short or longer than 10 bytes or 64 bits. */
 size_t wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v);
-/* Encodes v at p (room for WIRE_VARINT_MAX bytes); returns the size. */
-size_t wire_put_varint(uint8_t *p, uint64_t v);
-size_t wire_varint_size(uint64_t v);
+/* Encodes v at p (room for WIRE_VARINT_MAX bytes); returns the size.
+ * Inline: the recorder's encoder calls it for every field of every event. */
+static inline size_t wire_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline size_t wire_varint_size(uint64_t v)
+{
+	/* 7 bits a byte: bits used (at least 1), rounded up */
+	return ((size_t)(64 - __builtin_clzll(v | 1)) + 6) / 7;
+}
 
 /* Decodes a packed (LEN) or a single (VARINT) occurrence of a repeated
  * varint field, appending the values to *v (grown with realloc; *n values,
