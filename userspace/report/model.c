@@ -1,6 +1,7 @@
 /* Thread states, sched slices and latencies from ordered events
  * (model.h). */
 #include "report/model.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,19 +9,18 @@
 void model_init(struct model *m, const struct model_opts *o)
 {
 	memset(m, 0, sizeof(*m));
-	hmap_init(&m->threads, 8, sizeof(struct thread), hmap_random_seed());
+	hmap_init(&m->idx, 8, sizeof(uint32_t), hmap_random_seed());
 	m->o = *o;
 }
 
 void model_free(struct model *m)
 {
-	const void *k;
-	void *v;
-	size_t i = 0;
+	size_t i;
 
-	while (hmap_next(&m->threads, &i, &k, &v))
-		free(((struct thread *)v)->hist);
-	hmap_free(&m->threads);
+	for (i = 0; i < m->nthr; i++)
+		free(m->thr[i].hist);
+	free(m->thr);
+	hmap_free(&m->idx);
 	free(m->cpu);
 	memset(m, 0, sizeof(*m));
 }
@@ -29,14 +29,26 @@ static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)
 {
 	uint64_t key = (uint64_t)machine << 32 | (uint32_t)tid;
 	struct thread *t;
+	uint32_t *i;
 	bool added;
 
-	t = hmap_insert(&m->threads, &key, &added);
-	if (!t) {
+	i = hmap_insert(&m->idx, &key, &added);
+	if (!i) {
 		m->oom = true;
 		return NULL;
 	}
-	if (added) {
+	if (!added)
+		return &m->thr[*i];
+	if (grow_array((void **)&m->thr, &m->capthr, m->nthr + 1,
+		       sizeof(*m->thr), 1024)) {
+		hmap_remove(&m->idx, &key);
+		m->oom = true;
+		return NULL;
+	}
+	*i = (uint32_t)m->nthr;
+	t = &m->thr[m->nthr++];
+	memset(t, 0, sizeof(*t));
+	{
 		t->tid = tid;
 		t->tgid = -1;
 		t->machine = machine;
@@ -319,6 +331,15 @@ void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
 		t->tgid = tgid;
 	if (name)
 		t->name = name;
+}
+
+const struct thread *model_find(const struct model *m, uint32_t machine,
+				int32_t tid)
+{
+	uint64_t key = (uint64_t)machine << 32 | (uint32_t)tid;
+	const uint32_t *i = hmap_find(&m->idx, &key);
+
+	return i ? &m->thr[*i] : NULL;
 }
 
 void model_finish(struct model *m)

@@ -80,7 +80,10 @@ struct model_opts {
 };
 
 struct model {
-	struct hmap threads;  /* (machine << 32 | tid) -> struct thread */
+	struct hmap idx;      /* (machine << 32 | tid) -> index in thr (a
+			       * small slot: the probes stay in cache) */
+	struct thread *thr;
+	size_t nthr, capthr;
 	struct cpu_stat *cpu; /* by queue index */
 	size_t ncpu;
 	struct model_opts o;
@@ -100,6 +103,9 @@ void model_event(struct model *m, const struct cpu_queue *q, size_t qi,
  * and name (0: none). */
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
 		       int32_t tgid, uint32_t name);
+/* The thread (machine, tid), NULL if never seen. */
+const struct thread *model_find(const struct model *m, uint32_t machine,
+				int32_t tid);
 /* Ends the model: nothing open counts. */
 void model_finish(struct model *m);
 

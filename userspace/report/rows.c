@@ -76,9 +76,7 @@ static void add_thread(struct row *r, const struct thread *t)
 static const struct thread *find_thread(const struct model *m,
 					uint32_t machine, int32_t tid)
 {
-	uint64_t key = (uint64_t)machine << 32 | (uint32_t)tid;
-
-	return hmap_find(&m->threads, &key);
+	return model_find(m, machine, tid);
 }
 
 /* Rows of every wanted thread, or of their processes. */
@@ -86,20 +84,18 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 		       const struct model *m, const struct names *names)
 {
 	struct hmap procs;
-	const void *k;
-	void *v;
-	size_t i = 0;
+	size_t i;
 	int err = 0;
 
-	r->rows = calloc(m->threads.n ? m->threads.n : 1, sizeof(*r->rows));
+	r->rows = calloc(m->nthr ? m->nthr : 1, sizeof(*r->rows));
 	if (o->by_process)
-		r->phist = calloc(m->threads.n ? m->threads.n : 1,
+		r->phist = calloc(m->nthr ? m->nthr : 1,
 				  sizeof(*r->phist));
 	if (!r->rows || (o->by_process && !r->phist))
 		return -1;
 	hmap_init(&procs, 8, sizeof(uint32_t), hmap_random_seed());
-	while (hmap_next(&m->threads, &i, &k, &v)) {
-		const struct thread *t = v;
+	for (i = 0; i < m->nthr; i++) {
+		const struct thread *t = &m->thr[i];
 		const struct thread *leader = t;
 		int32_t pid = t->tgid >= 0 ? t->tgid : t->tid;
 		const char *name = names_str(names, t->name);
