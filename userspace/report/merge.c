@@ -109,6 +109,10 @@ static int64_t watermark(const struct merge *m)
 	for (i = 0; i < m->nq; i++)
 		if (m->q[i].last < low)
 			low = m->q[i].last;
+	/* a CPU not seen yet may bring events up to a drain old */
+	if (m->max_ts > INT64_MIN + MERGE_NEW_CPU_NS &&
+	    low > m->max_ts - MERGE_NEW_CPU_NS)
+		low = m->max_ts - MERGE_NEW_CPU_NS;
 	floor = m->max_ts > INT64_MIN + MERGE_WINDOW_NS ?
 			m->max_ts - MERGE_WINDOW_NS : INT64_MIN;
 	return low > floor ? low : floor;

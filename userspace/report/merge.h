@@ -3,13 +3,15 @@
  * (a CPU's bundles follow each other in the file); the queues interleave
  * in time because a recorder writes every CPU's bundle at each drain.
  * merge_release hands events to a callback in global time order up to a
- * watermark: the latest time every CPU has reached, or, when a CPU has
- * gone quiet, the latest time seen minus a window (1 s, far longer than
- * any drain period). The oldest events are handed out anyway when more
+ * watermark: the latest time every CPU has reached, but no later than
+ * 250 ms before the latest time seen (a CPU whose first bundle has not
+ * come yet may bring events that old: a drain period and more), or, when
+ * a CPU has gone quiet, the latest time seen minus a window (1 s, far
+ * longer than any drain period). The oldest events are handed out anyway when more
  * than MERGE_MAX_PENDING wait, so memory stays bounded on any input.
  *
  * Example: CPU 0 has queued events at 10 and 30, CPU 1 at 20 and 25. The
- * watermark is min(30, 25) = 25: 10, 20, 25 go out; 30 waits until CPU 1
+ * watermark (the latest time seen being far ahead) is min(30, 25) = 25: 10, 20, 25 go out; 30 waits until CPU 1
  * reaches 30 or the window passes. */
 #ifndef BTR_REPORT_MERGE_H
 #define BTR_REPORT_MERGE_H
@@ -22,6 +24,7 @@
 #include "util/hashmap.h"
 
 #define MERGE_WINDOW_NS 1000000000LL
+#define MERGE_NEW_CPU_NS 250000000LL
 #define MERGE_MAX_PENDING (8u << 20)
 
 struct cpu_queue {
