@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	{ "dump", cmd_dump },
 	{ "stats", cmd_stats },
 	{ "sync", cmd_sync },
+	{ "report", cmd_report },
 };
 
 int main(int argc, char **argv)

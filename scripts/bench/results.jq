@@ -123,6 +123,7 @@ drops as $dr |
 	encoder: $en,
 	drops: $dr,
 	offline: {clock_conversions: $cl, sync: $sy},
+  report: ($report[0] // null),
 	targets: [
 		($ov | to_entries[] | .key as $w | .value as $o |
 		 ($o["bpftrace-rec"].ratio) as $r | ($o.perf.ratio) as $p |

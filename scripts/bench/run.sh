@@ -12,12 +12,14 @@
 #   4. encoder throughput on captured records (capture_raw, bench_encode);
 #   5. highest event rate with zero drops at default settings (bench_load);
 #   6. offline: clock conversions per second (bench_clock), and
-#      scripts/bench-sync.sh when it exists.
+#      scripts/bench-sync.sh when it exists;
+#   7. report: events/s and peak RSS of `report` on a generated 1 GB trace.
 #
 # Environment: ROUNDS (default 5, QUICK 2), QUICK=1 (small loads, a smoke
 # run), RESULTS (default $OUT/bench-results.json), OUT (default build),
 # BTR_BIN, BTR_TOOLS, BTR_FLOOR (default under $OUT), KEEP=1 keeps the
-# scratch directory, PHASES (default "overhead cost encoder drops offline").
+# scratch directory, PHASES (default "overhead cost encoder drops offline
+# report"), REPORT_SIZE.
 # BTR_BIN_ALT=path adds a contestant "bpftrace-rec-alt" (another build of
 # the recorder, e.g. with a change to bpf/sched.bpf.c) to phases 1 and 2,
 # for before/after numbers in one invocation. Load sizes: PIPE_LOOPS,
@@ -58,7 +60,7 @@ else
 	ENC_T=${ENC_T:-0.5}
 fi
 RESULTS=${RESULTS:-$OUT/bench-results.json}
-PHASES=${PHASES:-overhead cost encoder drops offline}
+PHASES=${PHASES:-overhead cost encoder drops offline report}
 BIN_ALT=${BTR_BIN_ALT:-}
 BIN=${BTR_BIN:-$OUT/bpftrace-rec}
 TOOLS=${BTR_TOOLS:-$OUT/tests}
@@ -381,6 +383,30 @@ phase_offline() {
 	fi
 }
 
+# ---- 7. report -------------------------------------------------------------
+
+# `bpftrace-rec report` on a generated trace of REPORT_SIZE (default 1G,
+# QUICK 100M; bench_sync gen: 4 CPUs, 30000 threads): events per second of
+# CPU time (one core: the command is single-threaded) and peak RSS.
+# Targets: 20 M events/s, 512 MB.
+phase_report() {
+	local size=${REPORT_SIZE:-$([ "$QUICK" = 1 ] && echo 100M || echo 1G)} w u s m ev
+	[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed for peak memory"
+	log "7. report: generating a $size trace"
+	"$TOOLS/bench_sync" gen "$size" "$WORK/report-in.pb" >"$WORK/report-gen.log"
+	/usr/bin/time -f '%e %U %S %M' -o "$WORK/report-time.txt" \
+		"$BIN" report --json --top 5 "$WORK/report-in.pb" >"$WORK/report.json" 2>"$WORK/report.err" ||
+		die "report failed: $(tail -n 3 "$WORK/report.err")"
+	read -r w u s m <"$WORK/report-time.txt"
+	ev=$(jq '.events' "$WORK/report.json")
+	jq -nc --argjson bytes "$(stat -c %s "$WORK/report-in.pb")" --argjson ev "$ev" \
+		--argjson w "$w" --argjson u "$u" --argjson s "$s" --argjson m "$m" \
+		'{bytes: $bytes, events: $ev, wall_s: $w, cpu_s: ($u + $s), peak_rss_kb: $m,
+		  events_per_cpu_s: ($ev / (if ($u + $s) > 0 then ($u + $s) else 1 end)),
+		  target_events_per_s: 20000000, target_rss_kb: 524288}' | tee "$J/report.json" >&2
+	rm -f "$WORK/report-in.pb"
+}
+
 # ---- results -------------------------------------------------------------
 
 assemble() {
@@ -396,16 +422,17 @@ assemble() {
 		--slurpfile p1 "$J/p1.jsonl" --slurpfile perfsize "$J/perfsize.jsonl" \
 		--slurpfile cost "$J/cost.jsonl" --slurpfile enc "$J/encoder.json" \
 		--slurpfile drops "$J/drops.jsonl" --slurpfile clock "$J/clock.json" \
-		--slurpfile sync "$J/sync.json" -f "$TOP/scripts/bench/results.jq"
+		--slurpfile sync "$J/sync.json" --slurpfile report "$J/report.json" \
+		-f "$TOP/scripts/bench/results.jq"
 }
 
-for f in p1.jsonl perfsize.jsonl cost.jsonl encoder.json drops.jsonl clock.json sync.json; do
+for f in p1.jsonl perfsize.jsonl cost.jsonl encoder.json drops.jsonl clock.json sync.json report.json; do
 	: >"$J/$f"
 done
 for p in $PHASES; do
 	case $p in
-	overhead | cost | encoder | drops | offline) "phase_$p" ;;
-	*) die "unknown phase '$p' in PHASES (overhead cost encoder drops offline)" ;;
+	overhead | cost | encoder | drops | offline | report) "phase_$p" ;;
+	*) die "unknown phase '$p' in PHASES (overhead cost encoder drops offline report)" ;;
 	esac
 done
 mkdir -p "$(dirname "$RESULTS")"

@@ -98,6 +98,25 @@ int switch_check_bundle(struct switch_check *s, const Bundle *b)
 	return 0;
 }
 
+int switch_check_compact(struct switch_check *s, uint32_t cpu, uint64_t n,
+			 int64_t last_next)
+{
+	struct switch_cpu *c;
+
+	if (!n || cpu >= MAX_CPU)
+		return 0;
+	if (grow_zeroed((void **)&s->cpu, &s->ncpu, (size_t)cpu + 1,
+			sizeof(*s->cpu)))
+		return -ENOMEM;
+	c = &s->cpu[cpu];
+	/* as take() would do n times: only the last switch stays */
+	c->open = c->known || n > 1;
+	c->known = true;
+	c->running = last_next;
+	s->seen = true;
+	return 0;
+}
+
 void switch_check_free(struct switch_check *s)
 {
 	free(s->cpu);

@@ -30,6 +30,11 @@ struct switch_check {
 int switch_check_bundle(struct switch_check *s,
 			const Perfetto__Protos__FtraceEventBundle *b);
 
+/* The same for a bundle of CPU cpu holding n compact switches and no full
+ * one, the last switching to last_next. */
+int switch_check_compact(struct switch_check *s, uint32_t cpu, uint64_t n,
+			 int64_t last_next);
+
 void switch_check_free(struct switch_check *s);
 
 #endif

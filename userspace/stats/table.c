@@ -34,7 +34,7 @@ struct mgather {
 };
 
 /* The whole trace, gathered in one pass. */
-struct gather {
+struct stat_gather {
 	struct mgather *m;           /* m[0]: the host */
 	size_t nm;
 	uint32_t *seq_seen;          /* sequences that had a first packet */
@@ -70,7 +70,7 @@ static int add(struct stat_table *t, const char *name, int64_t idx,
 
 /* The gather of the packet's machine (added when new); NULL when there
  * are too many or memory is out. */
-static struct mgather *machine_of(struct gather *g, const Packet *p)
+static struct mgather *machine_of(struct stat_gather *g, const Packet *p)
 {
 	uint32_t id = p->has_machine_id ? p->machine_id : 0;
 	size_t i, n = g->nm;
@@ -94,7 +94,7 @@ static bool keep(Packet **slot, Packet *p)
 	return true;
 }
 
-static void note_sequence(struct gather *g, const Packet *p)
+static void note_sequence(struct stat_gather *g, const Packet *p)
 {
 	uint32_t seq = p->trusted_packet_sequence_id;
 	size_t n = g->nseq;
@@ -118,7 +118,7 @@ static void note_sequence(struct gather *g, const Packet *p)
 
 static void trailer_stat(void *ctx, const struct sync_info_stat *s)
 {
-	struct gather *g = ctx;
+	struct stat_gather *g = ctx;
 	size_t n = g->ntr;
 	char *copy;
 
@@ -131,7 +131,7 @@ static void trailer_stat(void *ctx, const struct sync_info_stat *s)
 }
 
 /* The stats of sync's trailer (the last one wins). */
-static void note_trailer(struct gather *g, const Packet *p)
+static void note_trailer(struct stat_gather *g, const Packet *p)
 {
 	const uint8_t *data;
 	size_t n, k;
@@ -181,7 +181,7 @@ static bool gather_machine(struct mgather *m, Packet *p)
 	return false;
 }
 
-static bool gather_packet(struct gather *g, Packet *p)
+static bool gather_packet(struct stat_gather *g, Packet *p)
 {
 	struct mgather *m = machine_of(g, p);
 
@@ -193,7 +193,51 @@ static bool gather_packet(struct gather *g, Packet *p)
 	return m ? gather_machine(m, p) : false;
 }
 
-static int read_packets(struct gather *g, const char *path, char *err,
+int stat_gather_packet(struct stat_gather *g, const uint8_t *pkt, size_t len)
+{
+	Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, pkt);
+
+	if (!p)
+		return -1;
+	if (!gather_packet(g, p))
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	return g->oom ? -ENOMEM : 0;
+}
+
+int stat_gather_compact_bundle(struct stat_gather *g,
+			       const struct stat_bundle *b)
+{
+	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__FtraceEventBundle fb =
+		PERFETTO__PROTOS__FTRACE_EVENT_BUNDLE__INIT;
+	struct mgather *m;
+
+	p.has_machine_id = b->machine != 0;
+	p.machine_id = b->machine;
+	if (b->has_seq) {
+		p.optional_trusted_packet_sequence_id_case =
+			PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
+		p.trusted_packet_sequence_id = b->seq;
+	}
+	p.has_previous_packet_dropped = b->prev_dropped != 0;
+	p.previous_packet_dropped = b->prev_dropped;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
+	p.ftrace_events = &fb;
+	fb.has_cpu = b->has_cpu;
+	fb.cpu = b->cpu;
+	fb.has_lost_events = b->lost;
+	fb.lost_events = b->lost;
+	m = machine_of(g, &p);
+	note_sequence(g, &p);
+	if (m && b->has_cpu &&
+	    switch_check_compact(&m->sw, b->cpu, b->switches, b->last_next_pid))
+		g->oom = true;
+	if (m)
+		gather_machine(m, &p);
+	return g->oom ? -ENOMEM : 0;
+}
+
+static int read_packets(struct stat_gather *g, const char *path, char *err,
 			size_t errlen)
 {
 	struct trace_reader *r = trace_reader_open(path, err, errlen);
@@ -205,16 +249,12 @@ static int read_packets(struct gather *g, const char *path, char *err,
 	if (!r)
 		return -1;
 	while ((rc = trace_reader_next(r, &pkt, &len, &off)) == TRACE_READ_PACKET) {
-		Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, pkt);
-
-		if (!p) {
+		if (stat_gather_packet(g, pkt, len) == -1) {
 			msg_at(err, errlen, trace_reader_name(r), off,
 			       "cannot decode the TracePacket");
 			trace_reader_close(r);
 			return -1;
 		}
-		if (!gather_packet(g, p))
-			perfetto__protos__trace_packet__free_unpacked(p, NULL);
 	}
 	if (rc == TRACE_READ_ERROR)
 		snprintf(err, errlen, "%s", trace_reader_error(r));
@@ -270,7 +310,7 @@ static int buffer_rows(const struct rows *t, const BufferStats *b, int64_t i,
 }
 
 /* Per-sequence losses folded into their buffer through writer_stats. */
-static int sequence_loss_rows(const struct rows *t, const struct gather *g,
+static int sequence_loss_rows(const struct rows *t, const struct stat_gather *g,
 			      const Perfetto__Protos__TraceStats *ts)
 {
 	uint64_t loss[16] = { 0 };
@@ -290,7 +330,7 @@ static int sequence_loss_rows(const struct rows *t, const struct gather *g,
 	return e;
 }
 
-static int trace_stats_rows(const struct rows *t, const struct gather *g,
+static int trace_stats_rows(const struct rows *t, const struct stat_gather *g,
 			    const struct mgather *m)
 {
 	const Perfetto__Protos__TraceStats *ts =
@@ -392,7 +432,7 @@ static int64_t machine_column(uint32_t id)
 }
 
 /* The trailer's stats, each on its machine, their names handed to t. */
-static int trailer_rows(struct stat_table *t, struct gather *g)
+static int trailer_rows(struct stat_table *t, struct stat_gather *g)
 {
 	size_t i;
 	int e = 0;
@@ -409,7 +449,7 @@ static int trailer_rows(struct stat_table *t, struct gather *g)
 	return e;
 }
 
-static int machine_rows(struct stat_table *t, const struct gather *g,
+static int machine_rows(struct stat_table *t, const struct stat_gather *g,
 			const struct mgather *m)
 {
 	struct rows r = { t, machine_column(m->id) };
@@ -418,9 +458,12 @@ static int machine_rows(struct stat_table *t, const struct gather *g,
 	return e ? e : ftrace_rows(&r, m);
 }
 
-static void gather_free(struct gather *g)
+void stat_gather_free(struct stat_gather *g)
 {
 	size_t i, k;
+
+	if (!g)
+		return;
 
 	for (i = 0; i < g->nm; i++) {
 		struct mgather *m = &g->m[i];
@@ -440,6 +483,7 @@ static void gather_free(struct gather *g)
 	free(g->m);
 	free(g->seq_seen);
 	free(g->seq_dropped);
+	free(g);
 }
 
 /* The host first (machine_id 0), then the others in id order. */
@@ -451,29 +495,45 @@ static int cmp_machine(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+struct stat_gather *stat_gather_new(void)
+{
+	return calloc(1, sizeof(struct stat_gather));
+}
+
+int stat_gather_rows(struct stat_gather *g, struct stat_table *t)
+{
+	size_t i;
+	int e = g->oom ? -ENOMEM : 0;
+
+	memset(t, 0, sizeof(*t));
+	if (g->nm)
+		qsort(g->m, g->nm, sizeof(*g->m), cmp_machine);
+	for (i = 0; i < g->nm && !e; i++)
+		e = machine_rows(t, g, &g->m[i]);
+	if (!e)
+		e = trailer_rows(t, g);
+	if (e)
+		stat_table_free(t);
+	return e;
+}
+
 int stat_table_read(struct stat_table *t, const char *path, char *err,
 		    size_t errlen)
 {
-	struct gather g;
-	size_t i;
+	struct stat_gather *g = stat_gather_new();
 	int e;
 
-	memset(&g, 0, sizeof(g));
 	memset(t, 0, sizeof(*t));
-	e = read_packets(&g, path, err, errlen);
-	if (!e && g.oom)
-		e = -ENOMEM;
-	if (g.nm)
-		qsort(g.m, g.nm, sizeof(*g.m), cmp_machine);
-	for (i = 0; i < g.nm && !e; i++)
-		e = machine_rows(t, &g, &g.m[i]);
+	if (!g) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	e = read_packets(g, path, err, errlen);
 	if (!e)
-		e = trailer_rows(t, &g);
+		e = stat_gather_rows(g, t);
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
-	gather_free(&g);
-	if (e)
-		stat_table_free(t);
+	stat_gather_free(g);
 	return e ? -1 : 0;
 }
 

@@ -33,6 +33,33 @@ struct stat_table {
 	bool machines;   /* some row is of another machine than the host */
 };
 
+/* The same read packet by packet, for a command that walks the trace
+ * itself (report): stat_gather_packet with every packet in file order (or,
+ * for a bundle its caller decoded that holds no full sched_switch,
+ * stat_gather_compact_bundle with what it found), then stat_gather_rows. */
+struct stat_gather;
+
+/* What stats needs of a bundle packet without full sched_switch events. */
+struct stat_bundle {
+	uint32_t machine;      /* TracePacket.machine_id, 0: the host */
+	bool has_seq;
+	uint32_t seq;          /* trusted_packet_sequence_id */
+	uint32_t prev_dropped; /* previous_packet_dropped */
+	bool has_cpu, lost;    /* FtraceEventBundle.cpu is set; lost_events */
+	uint32_t cpu;
+	uint64_t switches;     /* compact switches */
+	int64_t last_next_pid; /* the last one's next_pid */
+};
+
+struct stat_gather *stat_gather_new(void); /* NULL: out of memory */
+/* Returns 0, -1 when the packet does not decode, or -ENOMEM. */
+int stat_gather_packet(struct stat_gather *g, const uint8_t *pkt, size_t len);
+int stat_gather_compact_bundle(struct stat_gather *g,
+			       const struct stat_bundle *b);
+/* The rows (t need not be initialised). Returns 0 or -ENOMEM. */
+int stat_gather_rows(struct stat_gather *g, struct stat_table *t);
+void stat_gather_free(struct stat_gather *g);
+
 /* Reads PATH and fills t. Returns 0, or -1 with a message in err. */
 int stat_table_read(struct stat_table *t, const char *path, char *err,
 		    size_t errlen);

@@ -1,0 +1,481 @@
+/* Wire-level decoding of the packets the report reads (decode.h). */
+#include "report/decode.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/packet_info.h"
+#include "util/grow.h"
+#include "util/wire.h"
+
+/* TracePacket, FtraceEventBundle, CompactSched, FtraceEvent fields. */
+enum {
+	P_BUNDLE = 1, P_PROCESS_TREE = 2, P_SEQ = 10, P_PREV_DROPPED = 42,
+	P_SYSTEM_INFO = 45, P_MACHINE = 98,
+	B_CPU = 1, B_EVENT = 2, B_LOST = 3, B_COMPACT = 4,
+	C_SW_TS = 1, C_SW_STATE = 2, C_SW_PID = 3, C_INTERN = 5,
+	C_SW_COMM = 6, C_WK_TS = 7, C_WK_PID = 8, C_WK_COMM = 11,
+	E_TS = 1, E_PID = 2, E_SWITCH = 4, E_WAKING = 20, E_NEWTASK = 235,
+	E_RENAME = 236,
+	PT_PROCESS = 1, PT_THREAD = 2,
+};
+
+#define CLONE_THREAD 0x00010000u
+
+void decoder_init(struct decoder *d, struct names *names, struct merge *mg,
+		  struct model *model)
+{
+	memset(d, 0, sizeof(*d));
+	d->names = names;
+	d->merge = mg;
+	d->model = model;
+}
+
+void decoder_free(struct decoder *d)
+{
+	free(d->sw.v);
+	free(d->wk.v);
+	free(d->reg.v);
+	free(d->out.v);
+	free(d->intern);
+}
+
+static int run_reserve(struct run *r, size_t n)
+{
+	return grow_array((void **)&r->v, &r->cap, n, sizeof(*r->v), 1024);
+}
+
+/* The varint at *p, moving *p past it; false at the end or when bad. */
+static inline bool vnext(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	size_t n;
+
+	if (*p < end && **p < 0x80) {
+		*v = **p;
+		(*p)++;
+		return true;
+	}
+	n = wire_get_varint(*p, end, v);
+	*p += n;
+	return n != 0;
+}
+
+struct arr {
+	const uint8_t *p, *end;
+};
+
+static void arr_set(struct arr *a, const struct wire_field *f)
+{
+	if (f->type == WIRE_LEN) {
+		a->p = f->data;
+		a->end = f->data + f->val;
+	} else {
+		a->p = a->end = NULL; /* unpacked: trace_processor ignores it */
+	}
+}
+
+static int intern_add(struct decoder *d, const struct wire_field *f)
+{
+	uint32_t id;
+
+	if (f->type != WIRE_LEN)
+		return 0;
+	if (grow_array((void **)&d->intern, &d->capintern, d->nintern + 1,
+		       sizeof(*d->intern), 64))
+		return -ENOMEM;
+	id = names_id(d->names, f->data, (size_t)f->val);
+	if (id == UINT32_MAX)
+		return -ENOMEM;
+	d->intern[d->nintern++] = id;
+	return 0;
+}
+
+/* Decodes a compact stream: times, one int array, and comm indexes (and,
+ * for switches, prev_state) in lockstep, into r. */
+static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
+			  struct arr ts, struct arr pid, struct arr comm,
+			  struct arr state)
+{
+	uint64_t t = 0, dt, p, c, s = 0;
+	size_t cap = (size_t)(ts.end - ts.p);
+
+	r->n = 0;
+	if (!ts.p)
+		return 0;
+	if (run_reserve(r, cap))
+		return -ENOMEM;
+	while (ts.p < ts.end) {
+		struct rev *e;
+
+		if (!vnext(&ts.p, ts.end, &dt) || !vnext(&pid.p, pid.end, &p) ||
+		    !vnext(&comm.p, comm.end, &c) ||
+		    (kind == REV_SWITCH && !vnext(&state.p, state.end, &s)) ||
+		    c >= d->nintern) {
+			d->parse_errors++;
+			break;
+		}
+		t += dt; /* first absolute, then deltas, modulo 2^64 */
+		e = &r->v[r->n++];
+		e->ts = (int64_t)t;
+		e->pid = (int32_t)p;
+		e->pid2 = 0;
+		e->name = d->intern[c];
+		e->state = (uint16_t)s;
+		e->kind = (uint8_t)kind;
+		e->flags = 0;
+	}
+	return 0;
+}
+
+static int compact(struct decoder *d, const struct wire_field *cf,
+		   struct decoded *out, const char **why)
+{
+	struct wire_reader r;
+	struct wire_field f;
+	struct arr a[13] = { { 0 } };
+	int rc, e;
+
+	d->nintern = 0;
+	wire_reader_init(&r, cf->data, (size_t)cf->val);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		if (f.num == C_INTERN) {
+			if ((e = intern_add(d, &f)))
+				return e;
+		} else if (f.num < 13) {
+			arr_set(&a[f.num], &f);
+		}
+	}
+	if (rc < 0) {
+		*why = r.err;
+		return -1;
+	}
+	e = compact_stream(d, &d->sw, REV_SWITCH, a[C_SW_TS], a[C_SW_PID],
+			   a[C_SW_COMM], a[C_SW_STATE]);
+	if (!e)
+		e = compact_stream(d, &d->wk, REV_WAKING, a[C_WK_TS],
+				   a[C_WK_PID], a[C_WK_COMM], a[0]);
+	if (!e && d->sw.n) {
+		out->sb.switches = d->sw.n;
+		out->sb.last_next_pid = d->sw.v[d->sw.n - 1].pid;
+	}
+	return e;
+}
+
+/* The string of a LEN field as a name id (0 if it is not LEN). */
+static uint32_t name_of(struct decoder *d, const struct wire_field *f)
+{
+	return f->type == WIRE_LEN ? names_id(d->names, f->data, (size_t)f->val) : 0;
+}
+
+/* Reads the fields of a sched event's message into e. */
+static int event_body(struct decoder *d, const struct wire_field *body,
+		      struct rev *e, const char **why)
+{
+	struct wire_reader r;
+	struct wire_field f;
+	uint64_t flags = 0;
+	int rc;
+
+	wire_reader_init(&r, body->data, (size_t)body->val);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		bool v = f.type == WIRE_VARINT;
+
+		switch (e->kind) {
+		case REV_SWITCH_FULL: /* prev_pid 2, prev_state 4, next 5, 6 */
+			if (f.num == 2 && v)
+				e->pid2 = (int32_t)f.val;
+			else if (f.num == 4 && v)
+				e->state = (uint16_t)f.val;
+			else if (f.num == 5)
+				e->name = name_of(d, &f);
+			else if (f.num == 6 && v)
+				e->pid = (int32_t)f.val;
+			break;
+		case REV_WAKING_FULL: /* comm 1, pid 2 */
+			if (f.num == 1)
+				e->name = name_of(d, &f);
+			else if (f.num == 2 && v)
+				e->pid = (int32_t)f.val;
+			break;
+		case REV_NEWTASK: /* pid 1, comm 2, clone_flags 3 */
+			if (f.num == 1 && v)
+				e->pid = (int32_t)f.val;
+			else if (f.num == 2)
+				e->name = name_of(d, &f);
+			else if (f.num == 3 && v)
+				flags = f.val;
+			break;
+		default: /* REV_RENAME: pid 1, newcomm 3 */
+			if (f.num == 1 && v)
+				e->pid = (int32_t)f.val;
+			else if (f.num == 3)
+				e->name = name_of(d, &f);
+			break;
+		}
+		if (e->name == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (rc < 0) {
+		*why = r.err;
+		return -1;
+	}
+	if (flags & CLONE_THREAD)
+		e->flags |= REV_CLONE_THREAD;
+	return 0;
+}
+
+/* One regular FtraceEvent; appended to d->reg when it is one we use. */
+static int regular(struct decoder *d, const struct wire_field *ef,
+		   struct decoded *out, const char **why)
+{
+	struct wire_reader r;
+	struct wire_field f, body = { 0 };
+	struct rev e = { 0 };
+	bool has_ts = false, has_body = false;
+	uint64_t pid = 0;
+	int rc;
+
+	wire_reader_init(&r, ef->data, (size_t)ef->val);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		if (f.num == E_TS && f.type == WIRE_VARINT) {
+			e.ts = (int64_t)f.val;
+			has_ts = true;
+		} else if (f.num == E_PID && f.type == WIRE_VARINT) {
+			pid = f.val;
+		} else if (f.type == WIRE_LEN &&
+			   (f.num == E_SWITCH || f.num == E_WAKING ||
+			    f.num == E_NEWTASK || f.num == E_RENAME)) {
+			body = f;
+			has_body = true;
+		}
+	}
+	if (rc < 0) {
+		*why = r.err;
+		return -1;
+	}
+	if (!has_ts || !has_body)
+		return 0;
+	switch (body.num) {
+	case E_SWITCH:
+		e.kind = REV_SWITCH_FULL;
+		out->full_switch = true;
+		break;
+	case E_WAKING:
+		e.kind = REV_WAKING_FULL;
+		break;
+	case E_NEWTASK:
+		e.kind = REV_NEWTASK;
+		break;
+	default:
+		e.kind = REV_RENAME;
+		break;
+	}
+	if (e.kind != REV_SWITCH_FULL)
+		e.pid2 = (int32_t)pid; /* the waker, the creator */
+	rc = event_body(d, &body, &e, why);
+	if (rc)
+		return rc;
+	if (run_reserve(&d->reg, d->reg.n + 1))
+		return -ENOMEM;
+	d->reg.v[d->reg.n++] = e;
+	return 0;
+}
+
+static int cmp_rev(const void *a, const void *b)
+{
+	const struct rev *x = a, *y = b;
+
+	/* equal times in any order: only a hostile bundle needs sorting */
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Sorts a run that is not in time order (a hostile or odd bundle). */
+static void run_sort(struct run *r)
+{
+	size_t i;
+
+	for (i = 1; i < r->n; i++)
+		if (r->v[i].ts < r->v[i - 1].ts)
+			break;
+	if (i < r->n)
+		qsort(r->v, r->n, sizeof(*r->v), cmp_rev);
+}
+
+/* Merges the three runs into d->out, in time order. */
+static int merge_runs(struct decoder *d)
+{
+	struct run *in[3] = { &d->sw, &d->wk, &d->reg };
+	size_t pos[3] = { 0, 0, 0 }, total = 0, k;
+
+	for (k = 0; k < 3; k++) {
+		run_sort(in[k]);
+		total += in[k]->n;
+	}
+	if (run_reserve(&d->out, total))
+		return -ENOMEM;
+	d->out.n = 0;
+	while (d->out.n < total) {
+		size_t best = 3;
+
+		for (k = 0; k < 3; k++)
+			if (pos[k] < in[k]->n &&
+			    (best == 3 ||
+			     in[k]->v[pos[k]].ts < in[best]->v[pos[best]].ts))
+				best = k;
+		/* copy the best run while it stays ahead of the others */
+		do {
+			d->out.v[d->out.n++] = in[best]->v[pos[best]++];
+		} while (pos[best] < in[best]->n &&
+			 (best == 0 || pos[0] >= in[0]->n ||
+			  in[best]->v[pos[best]].ts < in[0]->v[pos[0]].ts) &&
+			 (best == 1 || pos[1] >= in[1]->n ||
+			  in[best]->v[pos[best]].ts < in[1]->v[pos[1]].ts) &&
+			 (best == 2 || pos[2] >= in[2]->n ||
+			  in[best]->v[pos[best]].ts < in[2]->v[pos[2]].ts));
+	}
+	return 0;
+}
+
+static int bundle(struct decoder *d, const struct wire_field *bf,
+		  uint32_t machine, struct decoded *out, const char **why)
+{
+	struct wire_reader r;
+	struct wire_field f, cs = { 0 };
+	bool has_cs = false;
+	long qi;
+	int rc, e;
+
+	d->sw.n = d->wk.n = d->reg.n = 0;
+	wire_reader_init(&r, bf->data, (size_t)bf->val);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		if (f.num == B_CPU && f.type == WIRE_VARINT) {
+			out->sb.has_cpu = true;
+			out->sb.cpu = (uint32_t)f.val;
+			if (f.val >= DECODE_MAX_CPU)
+				out->sb.has_cpu = false;
+		} else if (f.num == B_LOST && f.type == WIRE_VARINT) {
+			out->sb.lost = f.val != 0;
+		} else if (f.num == B_COMPACT && f.type == WIRE_LEN) {
+			cs = f;
+			has_cs = true;
+		} else if (f.num == B_EVENT && f.type == WIRE_LEN) {
+			if ((e = regular(d, &f, out, why)))
+				return e;
+		}
+	}
+	if (rc < 0) {
+		*why = r.err;
+		return -1;
+	}
+	if (has_cs && (e = compact(d, &cs, out, why)))
+		return e;
+	if (!out->sb.has_cpu) {
+		d->bundles_without_cpu++;
+		return 0;
+	}
+	if (!d->sw.n && !d->wk.n && !d->reg.n)
+		return 0;
+	if (merge_runs(d))
+		return -ENOMEM;
+	qi = merge_queue(d->merge, machine, out->sb.cpu);
+	if (qi < 0 || merge_push(d->merge, (size_t)qi, d->out.v, d->out.n))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A ProcessTree's processes and threads: which process, which name. */
+static int process_tree(struct decoder *d, const struct wire_field *pf,
+			uint32_t machine, const char **why)
+{
+	struct wire_reader r, s;
+	struct wire_field f, g;
+	int rc, rc2;
+
+	wire_reader_init(&r, pf->data, (size_t)pf->val);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		int64_t id = 0, tgid = -1;
+		uint32_t name = 0;
+
+		if ((f.num != PT_PROCESS && f.num != PT_THREAD) ||
+		    f.type != WIRE_LEN)
+			continue;
+		wire_reader_init(&s, f.data, (size_t)f.val);
+		while ((rc2 = wire_next(&s, &g)) > 0) {
+			if (g.num == 1 && g.type == WIRE_VARINT)
+				id = (int32_t)g.val;
+			else if (f.num == PT_THREAD && g.num == 3 &&
+				 g.type == WIRE_VARINT)
+				tgid = (int32_t)g.val;
+			else if (f.num == PT_THREAD && g.num == 2 &&
+				 (name = name_of(d, &g)) == UINT32_MAX)
+				return -ENOMEM;
+		}
+		if (rc2 < 0) {
+			*why = s.err;
+			return -1;
+		}
+		if (f.num == PT_PROCESS)
+			tgid = id;
+		if (id > 0)
+			model_thread_info(d->model, machine, (int32_t)id,
+					  (int32_t)tgid, name);
+	}
+	if (rc < 0) {
+		*why = r.err;
+		return -1;
+	}
+	return 0;
+}
+
+int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
+		  struct decoded *out, const char **why)
+{
+	struct wire_reader r;
+	struct wire_field f, bf = { 0 }, pt = { 0 }, si = { 0 };
+	bool has_b = false, has_pt = false, has_si = false;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	wire_reader_init(&r, pkt, len);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		bool v = f.type == WIRE_VARINT, l = f.type == WIRE_LEN;
+
+		if (f.num == P_BUNDLE && l) {
+			bf = f;
+			has_b = true;
+		} else if (f.num == P_PROCESS_TREE && l) {
+			pt = f;
+			has_pt = true;
+		} else if (f.num == P_SYSTEM_INFO && l) {
+			si = f;
+			has_si = true;
+		} else if (f.num == P_SEQ && v) {
+			out->sb.has_seq = true;
+			out->sb.seq = (uint32_t)f.val;
+		} else if (f.num == P_PREV_DROPPED && v) {
+			out->sb.prev_dropped = (uint32_t)f.val;
+		} else if (f.num == P_MACHINE && v) {
+			out->sb.machine = (uint32_t)f.val;
+		}
+	}
+	if (rc < 0) {
+		*why = r.err;
+		return -1;
+	}
+	if (has_si && !out->sb.machine && !d->machine_name[0]) {
+		const char *name;
+		size_t n;
+
+		if (system_info_machine_name(si.data, (size_t)si.val, &name, &n))
+			snprintf(d->machine_name, sizeof(d->machine_name),
+				 "%.*s", (int)n, name);
+	}
+	if (has_pt && (rc = process_tree(d, &pt, out->sb.machine, why)))
+		return rc;
+	if (!has_b)
+		return 0;
+	out->bundle = true;
+	return bundle(d, &bf, out->sb.machine, out, why);
+}

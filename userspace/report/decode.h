@@ -1,0 +1,59 @@
+/* Decoding of TracePackets for the report, on the wire format without
+ * unpacking: FtraceEventBundles (compact_sched's packed arrays walked in
+ * lockstep into fixed-size events, with no allocation per event; regular
+ * sched_switch, sched_waking, task_newtask, task_rename), ProcessTrees
+ * (threads' processes and names) and SystemInfo's machine name. A
+ * bundle's three time-ordered runs (compact switches, compact wakings,
+ * regular events) are merged into its CPU's queue (merge.h); ProcessTree
+ * facts go straight to the model. As in trace_processor, the last
+ * occurrence of a packed array counts, a bundle without cpu is left out,
+ * and a compact stream stops at a comm index past the intern table or at
+ * the end of its shortest array (both counted as parse errors). */
+#ifndef BTR_REPORT_DECODE_H
+#define BTR_REPORT_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/event.h"
+#include "report/merge.h"
+#include "report/model.h"
+#include "report/names.h"
+#include "stats/table.h"
+
+/* CPUs at or above this are left out (trace_processor rejects >= 1024). */
+#define DECODE_MAX_CPU 4096u
+
+struct run {
+	struct rev *v;
+	size_t n, cap;
+};
+
+struct decoder {
+	struct names *names;
+	struct merge *merge;
+	struct model *model;
+	struct run sw, wk, reg, out;  /* scratch */
+	uint32_t *intern;             /* the bundle's comm ids */
+	size_t nintern, capintern;
+	char machine_name[64];        /* the host's SystemInfo name */
+	uint64_t parse_errors;        /* compact streams cut short */
+	uint64_t bundles_without_cpu;
+};
+
+/* What a packet was, for the loss statistics (stats/table.h). */
+struct decoded {
+	bool bundle;          /* it holds an FtraceEventBundle */
+	bool full_switch;     /* ... with a regular sched_switch */
+	struct stat_bundle sb;
+};
+
+void decoder_init(struct decoder *d, struct names *names, struct merge *mg,
+		  struct model *model);
+void decoder_free(struct decoder *d);
+/* Returns 0, -1 when malformed (*why), or -ENOMEM. */
+int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
+		  struct decoded *out, const char **why);
+
+#endif

@@ -1,0 +1,128 @@
+/* The report as one JSON object (rows.h), the same figures as the text
+ * with every time in ns: header, losses, threads or processes, cpus,
+ * wakers. */
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "report/rows.h"
+
+static json_object *u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static void add(json_object *o, const char *k, json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static json_object *thread_row(const struct report *r, const struct row *w)
+{
+	json_object *o = json_object_new_object(), *lat, *off;
+
+	add(o, r->by_process ? "pid" : "tid", json_object_new_int(w->tid));
+	if (r->by_process)
+		add(o, "threads", json_object_new_int64(w->threads));
+	else
+		add(o, "pid", w->tgid >= 0 ? json_object_new_int(w->tgid) : NULL);
+	add(o, "comm", json_object_new_string(w->name));
+	if (r->multi_machine)
+		add(o, "machine", json_object_new_int64(w->machine));
+	add(o, "cpu_ns", u64(w->cpu_ns));
+	add(o, "share", json_object_new_double(
+		r->total_cpu_ns ? (double)w->cpu_ns / (double)r->total_cpu_ns : 0));
+	add(o, "switches_voluntary", u64(w->vol));
+	add(o, "switches_involuntary", u64(w->invol));
+	lat = json_object_new_object();
+	add(lat, "count", u64(w->lat_n));
+	add(lat, "sum_ns", u64(w->lat_sum));
+	add(lat, "mean_ns", u64(w->lat_n ? w->lat_sum / w->lat_n : 0));
+	add(lat, "p50_ns", u64(w->p50));
+	add(lat, "p90_ns", u64(w->p90));
+	add(lat, "p99_ns", u64(w->p99));
+	add(lat, "max_ns", u64(w->lat_max));
+	add(lat, "max_at_ns", w->lat_n ? json_object_new_int64(w->lat_max_ts) :
+					 NULL);
+	add(o, "latency", lat);
+	off = json_object_new_object();
+	add(off, "S_ns", u64(w->off_s));
+	add(off, "D_ns", u64(w->off_d));
+	add(o, "off_cpu", off);
+	return o;
+}
+
+int report_print_json(const struct report *r)
+{
+	json_object *o = json_object_new_object(), *a;
+	size_t i, k;
+
+	if (!o)
+		return -1;
+	add(o, "file", json_object_new_string(r->file));
+	add(o, "machine", r->machine_name && r->machine_name[0] ?
+				  json_object_new_string(r->machine_name) : NULL);
+	add(o, "start_ns", json_object_new_int64(r->first));
+	add(o, "end_ns", json_object_new_int64(r->last));
+	add(o, "events", u64(r->events));
+	add(o, "cpus", u64(r->ncpus));
+	add(o, "lower_bounds", json_object_new_boolean(r->lower_bounds));
+	a = json_object_new_array();
+	for (i = 0; i < r->nlosses; i++) {
+		json_object *l = json_object_new_object();
+
+		add(l, "name", json_object_new_string(r->losses[i].name));
+		add(l, "idx", r->losses[i].idx >= 0 ?
+				      json_object_new_int64(r->losses[i].idx) : NULL);
+		add(l, "machine", r->losses[i].machine >= 0 ?
+			json_object_new_int64(r->losses[i].machine) : NULL);
+		add(l, "value", json_object_new_int64(r->losses[i].value));
+		json_object_array_add(a, l);
+	}
+	add(o, "losses", a);
+	add(o, "by", json_object_new_string(r->by_process ? "process" : "thread"));
+	add(o, "sort", json_object_new_string(r->sort_name));
+	add(o, "rows_total", u64(r->total_rows));
+	a = json_object_new_array();
+	for (i = 0; i < r->nrows; i++)
+		json_object_array_add(a, thread_row(r, &r->rows[i]));
+	add(o, r->by_process ? "processes" : "threads", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->ncpu_rows; i++) {
+		const struct cpu_row *c = &r->cpus[i];
+		json_object *j = json_object_new_object();
+
+		if (r->multi_machine)
+			add(j, "machine", json_object_new_int64(c->machine));
+		add(j, "cpu", json_object_new_int64(c->cpu));
+		add(j, "busy_ns", u64(c->s->busy));
+		add(j, "idle_ns", u64(c->s->idle));
+		add(j, "switches", u64(c->s->switches));
+		add(j, "migrations_in", u64(c->s->migrations_in));
+		json_object_array_add(a, j);
+	}
+	add(o, "cpu_table", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->nwakers; i++) {
+		const struct waker_row *w = &r->wakers[i];
+		json_object *j = json_object_new_object(), *b;
+
+		add(j, "tid", json_object_new_int(w->of->tid));
+		add(j, "comm", json_object_new_string(w->of->name));
+		b = json_object_new_array();
+		for (k = 0; k < w->n; k++) {
+			json_object *x = json_object_new_object();
+
+			add(x, "tid", json_object_new_int(w->tid[k]));
+			add(x, "comm", json_object_new_string(w->name[k]));
+			add(x, "count", json_object_new_int64(w->count[k]));
+			json_object_array_add(b, x);
+		}
+		add(j, "woken_by", b);
+		json_object_array_add(a, j);
+	}
+	add(o, "wakers", a);
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* Events of all CPUs in one timestamp order, in bounded memory. Each CPU
+ * (of each machine) has a queue of its events, which come in time order
+ * (a CPU's bundles follow each other in the file); the queues interleave
+ * in time because a recorder writes every CPU's bundle at each drain.
+ * merge_release hands events to a callback in global time order up to a
+ * watermark: the latest time every CPU has reached, but no later than
+ * 250 ms before the latest time seen (a CPU whose first bundle has not
+ * come yet may bring events that old: a drain period and more), or, when
+ * a CPU has gone quiet, the latest time seen minus a window (1 s, far
+ * longer than any drain period). The oldest events are handed out anyway when more
+ * than MERGE_MAX_PENDING wait, so memory stays bounded on any input.
+ *
+ * Example: CPU 0 has queued events at 10 and 30, CPU 1 at 20 and 25. The
+ * watermark (the latest time seen being far ahead) is min(30, 25) = 25: 10, 20, 25 go out; 30 waits until CPU 1
+ * reaches 30 or the window passes. */
+#ifndef BTR_REPORT_MERGE_H
+#define BTR_REPORT_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/event.h"
+#include "util/hashmap.h"
+
+#define MERGE_WINDOW_NS 1000000000LL
+#define MERGE_NEW_CPU_NS 250000000LL
+#define MERGE_MAX_PENDING (8u << 20)
+
+struct cpu_queue {
+	struct rev *v;       /* ring of cap (a power of two) events */
+	size_t head, n, cap;
+	int64_t last;        /* time of the latest event queued */
+	uint32_t machine, cpu;
+};
+
+struct merge {
+	struct cpu_queue *q;
+	size_t nq, capq;
+	struct hmap idx;     /* (machine, cpu) -> queue index */
+	size_t pending;
+	int64_t max_ts;      /* latest time queued anywhere */
+	uint64_t reordered;  /* events earlier than their CPU's last one */
+};
+
+typedef void (*merge_fn)(void *ctx, const struct cpu_queue *q, size_t qi,
+			 const struct rev *e);
+
+void merge_init(struct merge *m);
+void merge_free(struct merge *m);
+/* The queue index of (machine, cpu); -1 when out of memory. */
+long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu);
+/* Queues events v[0..n) (in time order) of queue qi. An event earlier
+ * than the queue's last one is queued at that time (counted in
+ * reordered). Returns 0 or -1 (out of memory). */
+int merge_push(struct merge *m, size_t qi, const struct rev *v, size_t n);
+/* Hands out what the watermark allows; everything with all = true. */
+void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx);
+
+#endif

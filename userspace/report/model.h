@@ -1,0 +1,112 @@
+/* The report's model of thread states, as trace_processor builds its
+ * sched and thread_state tables, fed one event at a time in timestamp
+ * order (merge.h):
+ *
+ * - sched slices: a CPU's switch ends the slice of the task it was
+ *   running (for a compact switch the CPU's last next_pid; a full switch
+ *   whose prev_pid is another task ends none) and starts one for next_pid.
+ *   A CPU's first compact switch only says who runs. CPU time of a thread
+ *   is the sum of its slices; a CPU's busy time the sum of its slices of
+ *   tasks other than pid 0, idle time those of pid 0.
+ * - thread states: a switch puts prev in the state its prev_state gives
+ *   (R or R+ runnable, S, D, other) and next in Running; a waking puts a
+ *   thread that is not Running or runnable in R, its waker the task
+ *   running on the waking's CPU; task_newtask puts the new thread in R,
+ *   woken by its creator. Scheduling latency is the length of each R/R+
+ *   state that ends in a switch-in; off-CPU time the length of S and D
+ *   states, ending at a waking or switch-in.
+ *
+ * Only intervals that end inside the trace count: a slice or state still
+ * open at its end has no length (dur -1 in trace_processor). With a time
+ * window, intervals count for their part inside it and a latency when its
+ * switch-in falls in it; with a CPU list, slices on those CPUs and
+ * latencies of switch-ins there. */
+#ifndef BTR_REPORT_MODEL_H
+#define BTR_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "report/event.h"
+#include "report/hist.h"
+#include "report/merge.h"
+#include "util/hashmap.h"
+
+enum tstate { TS_NONE, TS_RUNNING, TS_R, TS_RP, TS_S, TS_D, TS_OTHER };
+
+#define WAKER_SLOTS 4
+#define BLOCKED_SLOTS 4
+
+struct waker_slot {
+	int32_t tid;
+	uint32_t count;
+};
+
+struct blocked_slot {
+	uint32_t fn;          /* name id of the function */
+	uint32_t count;
+	uint64_t ns;          /* off-CPU time that followed it */
+};
+
+struct thread {
+	int64_t since;        /* start of the current state */
+	int64_t lat_max_ts;   /* when the longest latency ended */
+	uint64_t cpu_ns, off_s, off_d, lat_sum, lat_max;
+	uint64_t vol, invol;  /* switches out asleep / runnable */
+	struct hist *hist;    /* latencies; NULL until the first one */
+	int32_t tid, tgid;    /* tgid -1: unknown */
+	uint32_t machine, name;
+	int32_t waker;        /* of the current R state, -1: none */
+	int32_t last_cpu;     /* queue index of its last CPU, -1: none */
+	uint32_t blocked;     /* function of the current sleep, 0: none */
+	uint8_t state;        /* enum tstate */
+	struct waker_slot wk[WAKER_SLOTS];  /* who woke it, most frequent */
+	struct blocked_slot bl[BLOCKED_SLOTS];
+};
+
+struct cpu_stat {
+	bool known;           /* a switch was seen: cur is set */
+	bool selected;        /* in --cpu's list (or no list) */
+	int32_t cur;          /* the task running */
+	int64_t since;        /* since when */
+	uint64_t busy, idle, switches, migrations_in, mismatched;
+};
+
+struct model_opts {
+	int64_t from, to;     /* window, relative to the first event */
+	bool has_from, has_to;
+	const uint8_t *cpus;  /* cpus[c] != 0: selected; NULL: all */
+	uint32_t ncpus;
+};
+
+struct model {
+	struct hmap idx;      /* (machine << 32 | tid) -> index in thr (a
+			       * small slot: the probes stay in cache) */
+	struct thread *thr;
+	size_t nthr, capthr;
+	struct cpu_stat *cpu; /* by queue index */
+	size_t ncpu;
+	struct model_opts o;
+	int64_t first, last;  /* first and last event time, once started */
+	int64_t from, to;     /* absolute window */
+	bool started;
+	uint64_t events, skipped_wakings;
+	bool oom;
+};
+
+void model_init(struct model *m, const struct model_opts *o);
+void model_free(struct model *m);
+/* One event of queue qi (its machine and CPU in q). */
+void model_event(struct model *m, const struct cpu_queue *q, size_t qi,
+		 const struct rev *e);
+/* What a ProcessTree says of a thread: its process (tgid, -1: unknown)
+ * and name (0: none). */
+void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
+		       int32_t tgid, uint32_t name);
+/* The thread (machine, tid), NULL if never seen. */
+const struct thread *model_find(const struct model *m, uint32_t machine,
+				int32_t tid);
+/* Ends the model: nothing open counts. */
+void model_finish(struct model *m);
+
+#endif

@@ -1,0 +1,28 @@
+/* The report's table of task names: each distinct comm (up to 15 bytes,
+ * as the kernel's TASK_COMM_LEN keeps them; longer names are cut) gets a
+ * small id once, so events and threads carry a 32-bit id instead of a
+ * string. Id 0 is the empty name. */
+#ifndef BTR_REPORT_NAMES_H
+#define BTR_REPORT_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hashmap.h"
+
+#define NAME_MAX_LEN 15
+
+struct names {
+	struct hmap ids;         /* 16-byte zero-padded name -> id */
+	char (*str)[NAME_MAX_LEN + 1];
+	size_t n, cap;
+};
+
+int names_init(struct names *t);  /* 0 or -1 (out of memory) */
+void names_free(struct names *t);
+/* The id of s[0..len) (cut to NAME_MAX_LEN); UINT32_MAX when out of
+ * memory. */
+uint32_t names_id(struct names *t, const void *s, size_t len);
+const char *names_str(const struct names *t, uint32_t id);
+
+#endif

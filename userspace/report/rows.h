@@ -1,0 +1,88 @@
+/* The tables of the report, from the model: per thread (or per process,
+ * threads summed and their latency histograms merged), filtered by
+ * --pid and --comm, sorted by --sort and cut to --top; per CPU; the
+ * wakers of the threads that waited longest. Both outputs (text.c,
+ * json.c) print these rows. */
+#ifndef BTR_REPORT_ROWS_H
+#define BTR_REPORT_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/hist.h"
+#include "report/model.h"
+#include "report/names.h"
+#include "stats/table.h"
+
+enum report_sort { SORT_CPU, SORT_WAIT, SORT_LATENCY, SORT_OFFCPU };
+
+struct report_opts {
+	bool by_process;
+	enum report_sort sort;
+	size_t top;               /* 0: all */
+	const int32_t *pids;      /* --pid: tids or pids; NULL: all */
+	size_t npids;
+	const char *comm;         /* --comm, NULL: all */
+	size_t wakers_of;         /* how many top waiting threads */
+};
+
+struct row {
+	uint32_t machine;
+	int32_t tid, tgid;        /* by process: tid is the pid */
+	const char *name;
+	uint32_t threads;         /* by process: how many */
+	uint64_t cpu_ns, vol, invol, off_s, off_d;
+	uint64_t lat_n, lat_sum, lat_max, p50, p90, p99;
+	int64_t lat_max_ts;       /* relative to the trace's start */
+	const struct thread *t;   /* by thread: the thread */
+};
+
+struct waker_row {
+	const struct row *of;     /* the waiting thread */
+	int32_t tid[WAKER_SLOTS];
+	const char *name[WAKER_SLOTS];
+	uint32_t count[WAKER_SLOTS];
+	size_t n;
+};
+
+struct loss_row {
+	const char *name;
+	int64_t idx, machine, value;
+};
+
+struct report {
+	const char *file, *machine_name;
+	const char *sort_name;    /* cpu, wait, latency, offcpu */
+	bool by_process;
+	int64_t first, last;      /* event times, trace clock */
+	uint64_t events;
+	size_t ncpus;
+	bool multi_machine;
+	struct row *rows;         /* shown, sorted, cut */
+	size_t nrows, total_rows;
+	uint64_t total_cpu_ns;    /* of every thread, for shares */
+	struct cpu_row {
+		uint32_t machine, cpu;
+		const struct cpu_stat *s;
+	} *cpus;
+	size_t ncpu_rows;
+	struct waker_row *wakers;
+	size_t nwakers;
+	struct loss_row *losses;  /* what was lost, first in the report */
+	size_t nlosses;
+	bool lower_bounds;        /* something was lost */
+	struct hist *phist;       /* by process: merged histograms */
+};
+
+/* Builds the rows; the model, names and stats stay owned by the caller
+ * and must outlive r. Returns 0 or -1 (out of memory). */
+int report_build(struct report *r, const struct report_opts *o,
+		 const struct model *m, const struct names *names,
+		 const struct merge *mg, const struct stat_table *st);
+void report_free(struct report *r);
+
+int report_print_text(const struct report *r);
+int report_print_json(const struct report *r);
+
+#endif
