@@ -25,6 +25,9 @@ struct procfs {
 	uint32_t seq_id;
 	bool first_done;
 	struct tidset seen_tids;  /* threads already described */
+	/* tids known to be in seen_tids, direct-mapped: most records name a
+	 * thread seen a moment ago, and this spares them the set lookup */
+	int32_t recent[256];
 	struct tidset seen_procs; /* processes already described */
 	int32_t *pending;
 	size_t npending, cap_pending;
@@ -294,12 +297,30 @@ int procfs_scan_all(struct procfs *p)
 	return e ? e : emit_packet(p);
 }
 
+static int32_t *recent_slot(struct procfs *p, int32_t tid)
+{
+	return &p->recent[(uint32_t)tid % (sizeof(p->recent) / sizeof(p->recent[0]))];
+}
+
+static void seen_forget(struct procfs *p, int32_t tid)
+{
+	int32_t *r = recent_slot(p, tid);
+
+	if (*r == tid)
+		*r = 0;
+	tidset_del(&p->seen_tids, tid);
+}
+
 void procfs_note_tid(struct procfs *p, int32_t tid)
 {
-	int32_t *arr;
+	int32_t *arr, *r = recent_slot(p, tid);
 
-	if (tid <= 0 || tidset_has(&p->seen_tids, tid))
+	if (tid <= 0 || *r == tid)
 		return;
+	if (tidset_has(&p->seen_tids, tid)) {
+		*r = tid;
+		return;
+	}
 	arr = grow(p->pending, &p->cap_pending, p->npending + 1,
 		   sizeof(*arr));
 	if (!arr)
@@ -312,13 +333,13 @@ void procfs_note_tid(struct procfs *p, int32_t tid)
 
 void procfs_forget_tid(struct procfs *p, int32_t tid)
 {
-	tidset_del(&p->seen_tids, tid);
+	seen_forget(p, tid);
 }
 
 void procfs_forget_process(struct procfs *p, int32_t tgid)
 {
 	tidset_del(&p->seen_procs, tgid);
-	tidset_del(&p->seen_tids, tgid);
+	seen_forget(p, tgid);
 }
 
 int procfs_flush(struct procfs *p)
@@ -330,7 +351,7 @@ int procfs_flush(struct procfs *p)
 		return 0;
 	p->scan_ts = clocks_boottime_ns();
 	for (i = 0; i < p->npending && !e; i++) {
-		tidset_del(&p->seen_tids, p->pending[i]);
+		seen_forget(p, p->pending[i]);
 		e = describe(p, p->pending[i]);
 		tidset_add(&p->seen_tids, p->pending[i]);
 		if (!e)
