@@ -18,7 +18,11 @@ FT_EVENTS="sched/sched_switch sched/sched_waking sched/sched_process_fork
 	task/task_newtask"
 
 # ftrace text -> per tid: "TID VOL INVOL LAT_N LAT_NS CPU_NS OFF_S OFF_D EV"
-# for the tids of file `tids` (EV: events of that tid, for the tolerance).
+# for the tids of file `tids` (EV: events of that tid, for the tolerance),
+# and into file MISS "TID N": switch-outs from a CPU that ftrace never
+# switched the thread in on. ftrace on this kind of VM now and then lacks
+# a switch that the BPF programs see (an idle CPU's switch to a migrated
+# task); each such gap can hide one latency sample from ftrace's figures.
 FIGURES='
 function kv(key,   i) {
 	for (i = e + 2; i <= NF; i++)
@@ -45,6 +49,7 @@ FILENAME == ARGV[1] { want[$1] = 1; next }
 		prev = kv("prev_pid"); next_ = kv("next_pid"); s = kv("prev_state")
 		if (prev in want) {
 			ev_n[prev]++
+			if (run[prev] == "" || runcpu[prev] != cpu) miss[prev]++
 			if (run[prev] != "" && runcpu[prev] == cpu) cpu_ns[prev] += ts - run[prev]
 			run[prev] = ""
 			close_state(prev, ts, 0)
@@ -69,9 +74,11 @@ FILENAME == ARGV[1] { want[$1] = 1; next }
 	}
 }
 END {
-	for (t in want)
+	for (t in want) {
 		printf "%d %d %d %d %d %d %d %d %d\n", t, vol[t], invol[t], ln[t],
 			ls[t], cpu_ns[t], os[t], od[t], ev_n[t]
+		printf "%d %d\n", t, miss[t] > MISS
+	}
 }'
 
 setup_file() {
@@ -98,7 +105,8 @@ setup_file() {
 	awk -v top="$TOP" '/sched_process_fork:/ {
 		for (i = 1; i <= NF; i++) { if ($i ~ /^pid=/) p = substr($i, 5); if ($i ~ /^child_pid=/) c = substr($i, 11) }
 		if (p == top || p in d) { d[c] = 1; print c } }' "$FT/ftrace.txt" >"$FT/tids"
-	awk "$FIGURES" "$FT/tids" "$FT/ftrace.txt" | sort -n >"$FT/ftrace.fig"
+	awk -v MISS="$FT/ftrace.miss.u" "$FIGURES" "$FT/tids" "$FT/ftrace.txt" | sort -n >"$FT/ftrace.fig"
+	sort -n "$FT/ftrace.miss.u" >"$FT/ftrace.miss"
 	"$BTR" report --json --top 0 --pid "$(paste -sd, "$FT/tids")" "$FT/trace.pb" \
 		>"$FT/report.json" 2>"$FT/report.err" || fail "report failed: $(cat "$FT/report.err")"
 	jq -r '.threads[] | "\(.tid) \(.switches_voluntary) \(.switches_involuntary) \(.latency.count) \(.latency.sum_ns) \(.cpu_ns) \(.off_cpu.S_ns) \(.off_cpu.D_ns)"' \
@@ -126,21 +134,39 @@ teardown() {
 }
 
 @test "report: switches and latency counts equal ftrace's, thread by thread" {
-	diff <(cut -d' ' -f1-4 "$FT/ftrace.fig") <(cut -d' ' -f1-4 "$FT/report.fig")
+	# switches exactly; latency samples exactly but for switch-ins
+	# ftrace lacks (at most one sample each) and, in one thread at most,
+	# one sample more: the two tracers now and then disagree on a single
+	# event (seen: a hard-irq waking that ftrace has and the BPF program
+	# did not get)
+	join "$FT/ftrace.fig" "$FT/report.fig" | join - "$FT/ftrace.miss" | awk '
+		{ d = $4 - $12; if (d < 0) d = -d
+		  if (d > $17) odd++
+		  if ($2 != $10 || $3 != $11 || d > $17 + 1) {
+			printf "tid %s: ftrace vol %s invol %s lat %s, report %s %s %s, ftrace gaps %s\n",
+				$1, $2, $3, $4, $10, $11, $12, $17; bad = 1 } }
+		END { if (odd > 1) { print odd " threads off by one latency sample"; bad = 1 }
+		      exit bad }'
+	[ "$(wc -l <"$FT/ftrace.miss")" -eq "$(wc -l <"$FT/report.fig")" ]
 	# the ping-pong really switched and waited
 	[ "$(awk '{ n += $4 } END { print n }' "$FT/report.fig")" -ge 4000 ]
 }
 
 @test "report: CPU, latency and off-CPU times agree with ftrace's" {
 	# per thread and figure: |ours - ftrace| <= 20 us per event + 2%
-	join "$FT/ftrace.fig" "$FT/report.fig" | awk '
+	# (CPU and latency times only where ftrace has every switch-in of
+	# the thread: a gap hides a slice or a latency from its figures)
+	join "$FT/ftrace.fig" "$FT/report.fig" | join - "$FT/ftrace.miss" | awk '
 		function chk(name, f, o) {
 			d = f - o; if (d < 0) d = -d
 			tol = 20000 * ev + 0.02 * (f > o ? f : o)
 			if (d > tol) { printf "tid %s %s: ftrace %d, report %d (tolerance %d)\n", $1, name, f, o, tol; bad = 1 }
 		}
-		{ ev = $9; chk("latency", $5, $13); chk("cpu", $6, $14); chk("off_S", $7, $15); chk("off_D", $8, $16) }
-		END { exit bad }'
+		{ ev = $9
+		  if ($17 == 0) { chk("latency", $5, $13); chk("cpu", $6, $14); full++ }
+		  chk("off_S", $7, $15); chk("off_D", $8, $16) }
+		END { if (full < 4) { print "only " full " threads without ftrace gaps"; bad = 1 }
+		      exit bad }'
 }
 
 @test "report: the sleeper pinned beside the hog waited to run" {

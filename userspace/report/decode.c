@@ -14,6 +14,7 @@
 enum {
 	P_BUNDLE = 1, P_PROCESS_TREE = 2, P_SEQ = 10, P_PREV_DROPPED = 42,
 	P_SYSTEM_INFO = 45, P_MACHINE = 98,
+	SI_NUM_CPUS = 8,
 	B_CPU = 1, B_EVENT = 2, B_LOST = 3, B_COMPACT = 4,
 	C_SW_TS = 1, C_SW_STATE = 2, C_SW_PID = 3, C_INTERN = 5,
 	C_SW_COMM = 6, C_WK_TS = 7, C_WK_PID = 8, C_WK_COMM = 11,
@@ -429,6 +430,23 @@ static int process_tree(struct decoder *d, const struct wire_field *pf,
 	return 0;
 }
 
+/* SystemInfo.num_cpus: the merge waits for each of those CPUs. */
+static int declare_cpus(struct decoder *d, const struct wire_field *si,
+			uint32_t machine)
+{
+	struct wire_reader r;
+	struct wire_field f;
+
+	wire_reader_init(&r, si->data, (size_t)si->val);
+	while (wire_next(&r, &f) > 0)
+		if (f.num == SI_NUM_CPUS && f.type == WIRE_VARINT)
+			return merge_declare_cpus(d->merge, machine,
+						  f.val > UINT32_MAX ?
+						  UINT32_MAX : (uint32_t)f.val) ?
+				       -ENOMEM : 0;
+	return 0; /* a malformed SystemInfo is the stats' business */
+}
+
 int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 		  struct decoded *out, const char **why)
 {
@@ -464,6 +482,8 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 		*why = r.err;
 		return -1;
 	}
+	if (has_si && (rc = declare_cpus(d, &si, out->sb.machine)))
+		return rc;
 	if (has_si && !out->sb.machine && !d->machine_name[0]) {
 		const char *name;
 		size_t n;

@@ -9,6 +9,20 @@ void merge_init(struct merge *m)
 	memset(m, 0, sizeof(*m));
 	hmap_init(&m->idx, 8, sizeof(uint32_t), hmap_random_seed());
 	m->max_ts = INT64_MIN;
+	m->released = INT64_MIN;
+}
+
+int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus)
+{
+	uint32_t cpu;
+
+	if (ncpus > MERGE_MAX_DECLARED)
+		return 0; /* implausible: leave them to the window */
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (merge_queue(m, machine, cpu) < 0)
+			return -1;
+	m->cpus_declared = true;
+	return 0;
 }
 
 void merge_free(struct merge *m)
@@ -91,6 +105,10 @@ int merge_push(struct merge *m, size_t qi, const struct rev *v, size_t n)
 			d->ts = q->last;
 			m->reordered++;
 		}
+		if (d->ts < m->released) { /* its turn has passed */
+			d->ts = m->released;
+			m->reordered++;
+		}
 		q->last = d->ts;
 	}
 	q->n += n;
@@ -103,19 +121,17 @@ int merge_push(struct merge *m, size_t qi, const struct rev *v, size_t n)
 /* The time up to which every queue may be emptied. */
 static int64_t watermark(const struct merge *m)
 {
-	int64_t low = INT64_MAX, floor;
+	int64_t low = INT64_MAX;
 	size_t i;
 
 	for (i = 0; i < m->nq; i++)
 		if (m->q[i].last < low)
 			low = m->q[i].last;
-	/* a CPU not seen yet may bring events up to a drain old */
-	if (m->max_ts > INT64_MIN + MERGE_NEW_CPU_NS &&
+	/* CPUs not declared: one not seen yet may bring events that old */
+	if (!m->cpus_declared && m->max_ts > INT64_MIN + MERGE_NEW_CPU_NS &&
 	    low > m->max_ts - MERGE_NEW_CPU_NS)
 		low = m->max_ts - MERGE_NEW_CPU_NS;
-	floor = m->max_ts > INT64_MIN + MERGE_WINDOW_NS ?
-			m->max_ts - MERGE_WINDOW_NS : INT64_MIN;
-	return low > floor ? low : floor;
+	return low;
 }
 
 void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
@@ -151,6 +167,8 @@ void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
 			stop = best;
 		q = &m->q[bi];
 		do {
+			if (q->v[q->head].ts > m->released)
+				m->released = q->v[q->head].ts;
 			fn(ctx, q, bi, &q->v[q->head]);
 			q->head = (q->head + 1) & (q->cap - 1);
 			q->n--;

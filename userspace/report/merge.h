@@ -3,12 +3,15 @@
  * (a CPU's bundles follow each other in the file); the queues interleave
  * in time because a recorder writes every CPU's bundle at each drain.
  * merge_release hands events to a callback in global time order up to a
- * watermark: the latest time every CPU has reached, but no later than
- * 250 ms before the latest time seen (a CPU whose first bundle has not
- * come yet may bring events that old: a drain period and more), or, when
- * a CPU has gone quiet, the latest time seen minus a window (1 s, far
- * longer than any drain period). The oldest events are handed out anyway when more
- * than MERGE_MAX_PENDING wait, so memory stays bounded on any input.
+ * watermark: the latest time every CPU has reached. The CPUs are those the
+ * trace's SystemInfo declares (num_cpus), which the watermark waits for
+ * even before their first event: a recorder commits each CPU's chunk when
+ * it is full, so a quiet CPU's events can come long after the others' in
+ * the file. Without a declaration, a CPU not seen yet may bring events
+ * up to 250 ms older than the latest seen. The oldest events are handed
+ * out anyway when more than MERGE_MAX_PENDING wait, so memory stays
+ * bounded on any input; an event that comes after its turn has passed is
+ * counted (reordered) and taken at the time reached.
  *
  * Example: CPU 0 has queued events at 10 and 30, CPU 1 at 20 and 25. The
  * watermark (the latest time seen being far ahead) is min(30, 25) = 25: 10, 20, 25 go out; 30 waits until CPU 1
@@ -23,7 +26,7 @@
 #include "report/event.h"
 #include "util/hashmap.h"
 
-#define MERGE_WINDOW_NS 1000000000LL
+#define MERGE_MAX_DECLARED 8192u
 #define MERGE_NEW_CPU_NS 250000000LL
 #define MERGE_MAX_PENDING (8u << 20)
 
@@ -40,6 +43,8 @@ struct merge {
 	struct hmap idx;     /* (machine, cpu) -> queue index */
 	size_t pending;
 	int64_t max_ts;      /* latest time queued anywhere */
+	int64_t released;    /* latest time handed out */
+	bool cpus_declared;  /* by a SystemInfo: wait for each of them */
 	uint64_t reordered;  /* events earlier than their CPU's last one */
 };
 
@@ -50,6 +55,9 @@ void merge_init(struct merge *m);
 void merge_free(struct merge *m);
 /* The queue index of (machine, cpu); -1 when out of memory. */
 long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu);
+/* CPUs 0..ncpus-1 of machine exist (SystemInfo.num_cpus): the watermark
+ * waits for each. Returns 0 or -1 (out of memory). */
+int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus);
 /* Queues events v[0..n) (in time order) of queue qi. An event earlier
  * than the queue's last one is queued at that time (counted in
  * reordered). Returns 0 or -1 (out of memory). */
