@@ -417,6 +417,10 @@ struct central *central_new(uint64_t size, uint32_t chunk_size,
 		c->mem = NULL;
 	if (!c->mem || !c->slots)
 		goto fail;
+	/* Huge pages where the kernel offers them: the first pass through
+	 * the buffer takes one fault per 2 MiB instead of per 4 KiB (the
+	 * reader pays those faults on every new page it fills). */
+	madvise(c->mem, c->mem_len, MADV_HUGEPAGE);
 	for (i = 0; i < c->nslots; i++)
 		c->slots[i].data = c->mem + i * chunk_size;
 	c->st.buffer_size = c->mem_len;
