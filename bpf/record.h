@@ -26,7 +26,8 @@ enum btr_rec_type {
 	BTR_REC_EXIT = 8,
 	BTR_REC_FREE = 9,
 	BTR_REC_CLOCK = 10,
-	BTR_REC_TYPE_MAX = 11,
+	BTR_REC_BLOCKED = 11,
+	BTR_REC_TYPE_MAX = 12,
 };
 
 /* Programs whose invocations are counted (BTR_PROG_*), independently of
@@ -42,6 +43,7 @@ enum btr_prog {
 	BTR_PROG_EXEC,
 	BTR_PROG_EXIT,
 	BTR_PROG_FREE,
+	BTR_PROG_BLOCKED, /* the blocked reason sched_switch adds */
 	BTR_PROG_MAX,
 };
 
@@ -127,6 +129,26 @@ struct btr_exit {
 	char comm[BTR_COMM_LEN];
 };
 
+/* Which sleeping switch-outs get a BTR_REC_BLOCKED record after their
+ * switch record (--blocked-reason). */
+enum btr_blocked_mode {
+	BTR_BLOCKED_NONE = 0,
+	BTR_BLOCKED_D = 1,   /* uninterruptible sleeps only (default) */
+	BTR_BLOCKED_ALL = 2, /* interruptible (S) ones too */
+};
+
+/* Why the task a switch put to sleep waits (Android's sched_blocked_reason):
+ * `caller` is the first kernel return address on its stack outside the
+ * scheduler's and the locking functions (__sched_text, __lock_text), as
+ * the kernel's wchan; 0 when the stack could not be taken or held no such
+ * frame. `io_wait` is task->in_iowait. h.pid is the task (still current). */
+struct btr_blocked {
+	struct btr_hdr h;
+	__u64 caller;
+	__s32 pid;
+	__u32 io_wait;
+};
+
 /* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
  * in the kernel. `seq` matches the request userspace made. */
 struct btr_clock {
@@ -159,5 +181,6 @@ BTR_CHECK_SIZE(btr_fork, 72);
 BTR_CHECK_SIZE(btr_exec, 160);
 BTR_CHECK_SIZE(btr_exit, 56);
 BTR_CHECK_SIZE(btr_clock, 56);
+BTR_CHECK_SIZE(btr_blocked, 40);
 
 #endif

@@ -255,24 +255,103 @@ static __always_inline __s64 report_state(bool btf, bool preempt, __u32 state,
 	return (__s64)(s - (s >> 1));
 }
 
-static __always_inline int do_switch(bool btf, bool preempt,
+/* --blocked-reason (enum btr_blocked_mode) and the kernel text ranges of
+ * the scheduler's and the locking functions, which the kernel's wchan
+ * skips (in_sched_functions()); set by userspace from /proc/kallsyms. */
+const volatile __u32 blocked_mode = BTR_BLOCKED_NONE;
+const volatile __u64 sched_text_start = 0, sched_text_end = 0;
+const volatile __u64 lock_text_start = 0, lock_text_end = 0;
+
+#define BLOCKED_STACK_DEPTH 32
+
+/* Per-CPU scratch for the kernel stack of the task going to sleep. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[BLOCKED_STACK_DEPTH]);
+} stack_scratch SEC(".maps");
+
+static __always_inline bool in_sched_text(__u64 ip)
+{
+	return (ip >= sched_text_start && ip < sched_text_end) ||
+	       (ip >= lock_text_start && ip < lock_text_end);
+}
+
+/* The first return address after the scheduler's frames: the stack starts
+ * in the tracing code (the tracepoint, this program's trampoline), then
+ * __schedule() and its callers in __sched_text, then the function the
+ * task blocked in. 0 when there is no such frame. */
+static __always_inline __u64 blocked_caller(void *ctx)
+{
+	__u32 zero = 0;
+	__u64 *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	bool seen = false;
+	long n;
+	int i;
+
+	if (!st || !sched_text_end)
+		return 0;
+	n = bpf_get_stack(ctx, st, BLOCKED_STACK_DEPTH * sizeof(__u64), 0);
+	if (n <= 0)
+		return 0;
+	n /= sizeof(__u64);
+	for (i = 0; i < BLOCKED_STACK_DEPTH; i++) {
+		if (i >= n)
+			break;
+		if (in_sched_text(st[i]))
+			seen = true;
+		else if (seen)
+			return st[i];
+	}
+	return 0;
+}
+
+/* After the switch record of a task going to sleep (reported state S or
+ * D, as --blocked-reason asks): where it blocked and whether it waits for
+ * I/O. prev is still the current task. */
+static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
+				       __s64 report)
+{
+	struct btr_cpu_acct *a;
+	struct resv r;
+	struct btr_blocked *e;
+
+	if (!(report == 0x02 ||
+	      (report == 0x01 && blocked_mode == BTR_BLOCKED_ALL)))
+		return;
+	a = acct_get(BTR_PROG_BLOCKED);
+	r = reserve(a, sizeof(struct btr_blocked), BTR_REC_BLOCKED);
+	e = (void *)r.rec;
+	if (!e)
+		return;
+	e->pid = BPF_CORE_READ(prev, pid);
+	e->io_wait = BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait);
+	e->caller = blocked_caller(ctx);
+	submit(r);
+}
+
+static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next, __u32 state)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_SWITCH);
 	struct resv r = reserve(a, sizeof(struct btr_switch), BTR_REC_SWITCH);
 	struct btr_switch *e = (void *)r.rec;
+	__s64 report = report_state(btf, preempt, state, prev);
 
-	if (!e)
-		return 0;
-	e->prev_state = report_state(btf, preempt, state, prev);
-	e->prev_pid = TREAD(btf, prev, pid);
-	e->prev_prio = TREAD(btf, prev, prio);
-	e->next_pid = TREAD(btf, next, pid);
-	e->next_prio = TREAD(btf, next, prio);
-	read_comm(btf, e->prev_comm, prev);
-	read_comm(btf, e->next_comm, next);
-	submit(r);
+	if (e) {
+		e->prev_state = report;
+		e->prev_pid = TREAD(btf, prev, pid);
+		e->prev_prio = TREAD(btf, prev, prio);
+		e->next_pid = TREAD(btf, next, pid);
+		e->next_prio = TREAD(btf, next, prio);
+		read_comm(btf, e->prev_comm, prev);
+		read_comm(btf, e->next_comm, next);
+		submit(r);
+	}
+	if (blocked_mode != BTR_BLOCKED_NONE)
+		do_blocked(ctx, prev, report);
 	return 0;
 }
 
@@ -404,10 +483,11 @@ static __always_inline int do_exit(bool btf, struct task_struct *p,
 BTR_TP(sched_switch, sched_switch,
        ARGS(bool preempt, struct task_struct *prev, struct task_struct *next,
 	    unsigned int prev_state),
-       return do_switch(btf, preempt, prev, next, prev_state);)
+       return do_switch(ctx, btf, preempt, prev, next, prev_state);)
 BTR_TP(sched_switch, sched_switch_old,
        ARGS(bool preempt, struct task_struct *prev, struct task_struct *next),
-       return do_switch(btf, preempt, prev, next, raw_task_state(prev));)
+       return do_switch(ctx, btf, preempt, prev, next,
+			 raw_task_state(prev));)
 BTR_TP(sched_waking, sched_waking, ARGS(struct task_struct *p),
        return do_wakeup(btf, p, BTR_PROG_WAKING, BTR_REC_WAKING);)
 BTR_TP(sched_wakeup_new, sched_wakeup_new, ARGS(struct task_struct *p),

@@ -16,6 +16,9 @@ struct dump_ctx {
 	void (*print)(const struct line *l);
 	struct line line;    /* the line being built */
 	struct sched_state sched;
+	/* interned data of the packet being decoded (kernel symbols of
+	 * sched_blocked_reason), NULL when it has none */
+	const Perfetto__Protos__InternedData *interned;
 	uint64_t lines;
 };
 

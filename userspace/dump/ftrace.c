@@ -147,6 +147,33 @@ static void put_common_pid(struct line *l, const char *key, const Event *e)
 		line_unknown(l, key);
 }
 
+/* The kernel function a blocked reason names: its caller iid looked up in
+ * the packet's InternedData.kernel_symbols (the recorder writes every
+ * bundle's own); caller_iid=N when it is not there, ? when unset. */
+static void put_blocked(struct dump_ctx *c, struct line *l,
+			const Perfetto__Protos__SchedBlockedReasonFtraceEvent *r)
+{
+	const Perfetto__Protos__InternedData *in = c->interned;
+	size_t i;
+
+	line_int(l, "pid", r->pid);
+	if (!r->has_caller) {
+		line_unknown(l, "function");
+	} else {
+		for (i = 0; in && i < in->n_kernel_symbols; i++)
+			if (in->kernel_symbols[i]->iid == r->caller)
+				break;
+		if (in && i < in->n_kernel_symbols)
+			line_str(l, "function",
+				 line_printf(l, "%.*s",
+					     (int)in->kernel_symbols[i]->str.len,
+					     (const char *)in->kernel_symbols[i]->str.data));
+		else
+			line_uint(l, "caller_iid", r->caller);
+	}
+	line_uint(l, "io_wait", r->io_wait);
+}
+
 static void put_regular(struct dump_ctx *c, const Bundle *b, const Event *e)
 {
 	struct line *l;
@@ -182,6 +209,10 @@ static void put_regular(struct dump_ctx *c, const Bundle *b, const Event *e)
 		line_int(l, "target_cpu", e->sched_waking->target_cpu);
 		put_common_pid(l, "waker_pid", e);
 		put_irq(l, e->has_common_flags ? e->common_flags : 0);
+		break;
+	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_BLOCKED_REASON:
+		BEGIN("sched_blocked_reason");
+		put_blocked(c, l, e->sched_blocked_reason);
 		break;
 	case PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_WAKEUP_NEW:
 		BEGIN("sched_wakeup_new");

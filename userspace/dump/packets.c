@@ -354,6 +354,7 @@ void dump_packet(struct dump_ctx *c, const Packet *p)
 	struct line *l;
 
 	c->machine = p->has_machine_id ? p->machine_id : 0;
+	c->interned = p->interned_data;
 	switch (p->data_case) {
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE:
 		perf_sample(c, p);

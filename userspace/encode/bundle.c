@@ -27,6 +27,7 @@ typedef Perfetto__Protos__FtraceEvent FtraceEvent;
 enum {
 	PKT_FTRACE_EVENTS = 1,
 	PKT_TRUSTED_SEQ_ID = 10,
+	PKT_INTERNED_DATA = 12,
 	PKT_SEQUENCE_FLAGS = 13,
 	PKT_TRUSTED_PID = 79,
 	BUNDLE_CPU = 1,
@@ -47,6 +48,9 @@ enum {
 	CS_WAKING_COMM = 11,
 	CS_WAKING_FLAGS = 12,
 	CS_NFIELDS = 13,
+	INTERNED_KERNEL_SYMBOLS = 26,
+	ISTR_IID = 1,
+	ISTR_STR = 2,
 };
 
 /* Slots of the comm intern table's hash index (twice its capacity). */
@@ -88,6 +92,7 @@ union reg_rec {
 	struct btr_fork fork;
 	struct btr_exec exec;
 	struct btr_exit exit;
+	struct btr_blocked blocked;
 };
 
 union reg_msg {
@@ -99,6 +104,7 @@ union reg_msg {
 	Perfetto__Protos__SchedProcessExecFtraceEvent exec;
 	Perfetto__Protos__SchedProcessExitFtraceEvent exit;
 	Perfetto__Protos__SchedProcessFreeFtraceEvent free;
+	Perfetto__Protos__SchedBlockedReasonFtraceEvent blocked;
 };
 
 struct reg_slot {
@@ -108,6 +114,7 @@ struct reg_slot {
 	/* NUL-terminated copies of the strings, for protobuf-c */
 	char s1[BTR_FILENAME_LEN + 1];
 	char s2[BTR_COMM_LEN + 1];
+	uint64_t caller_iid; /* blocked reason: its kernel symbol, 0 none */
 };
 
 struct bundle_enc {
@@ -142,6 +149,15 @@ struct bundle_enc {
 	union comm_key comm_key[BUNDLE_MAX_COMMS];
 	uint8_t comm_len[BUNDLE_MAX_COMMS];
 	uint8_t comm_slot[COMM_HASH];
+
+	/* kernel symbols of the pending bundle's blocked reasons (names owned
+	 * by the symbolizer), and the encoded size of their InternedData */
+	bundle_symbolize_fn symbolize;
+	void *symbolize_ctx;
+	size_t n_ksym, ksym_bytes;
+	uint64_t ksym_iid[BUNDLE_MAX_KSYMS];
+	const char *ksym_name[BUNDLE_MAX_KSYMS];
+	size_t ksym_len[BUNDLE_MAX_KSYMS];
 
 	/* regular events of the pending bundle, and their packed sizes */
 	size_t n_reg, reg_cap;
@@ -274,6 +290,20 @@ static void conv_free(struct reg_slot *s)
 	s->ev.sched_process_free = m;
 }
 
+static void conv_blocked(struct reg_slot *s)
+{
+	const struct btr_blocked *r = &s->rec.blocked;
+	Perfetto__Protos__SchedBlockedReasonFtraceEvent *m = &s->msg.blocked;
+
+	perfetto__protos__sched_blocked_reason_ftrace_event__init(m);
+	SET(m, pid, r->pid);
+	if (s->caller_iid)
+		SET(m, caller, s->caller_iid);
+	SET(m, io_wait, r->io_wait);
+	s->ev.event_case = EV_CASE(SCHED_BLOCKED_REASON);
+	s->ev.sched_blocked_reason = m;
+}
+
 /* What this encoder takes, by record type: the minimum length and, for
  * regular events, the converter. size 0 means "not for this encoder". */
 static const struct rec_kind {
@@ -289,6 +319,7 @@ static const struct rec_kind {
 	[BTR_REC_EXEC] = { sizeof(struct btr_exec), conv_exec },
 	[BTR_REC_EXIT] = { sizeof(struct btr_exit), conv_exit },
 	[BTR_REC_FREE] = { sizeof(struct btr_exit), conv_free },
+	[BTR_REC_BLOCKED] = { sizeof(struct btr_blocked), conv_blocked },
 };
 
 struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
@@ -302,6 +333,13 @@ struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
 	b->seq_id = seq_id;
 	b->sink = sink;
 	return b;
+}
+
+void bundle_enc_set_symbolizer(struct bundle_enc *b, bundle_symbolize_fn fn,
+			       void *ctx)
+{
+	b->symbolize = fn;
+	b->symbolize_ctx = ctx;
 }
 
 void bundle_enc_free(struct bundle_enc *b)
@@ -399,11 +437,37 @@ static void put_compact(struct span_writer *w, const struct bundle_enc *b,
 	put_u32s(w, b, CS_WAKING_FLAGS, b->wk_flags, b->n_wk);
 }
 
+static size_t ksym_size(const struct bundle_enc *b, size_t i)
+{
+	return span_varint_field_size(ISTR_IID, b->ksym_iid[i]) +
+	       span_len_field_size(ISTR_STR, b->ksym_len[i]);
+}
+
+/* The packet's InternedData: the kernel symbols the bundle's blocked
+ * reasons name (kernel_symbols, InternedString iid and str). */
+static void put_interned(struct span_writer *w, const struct bundle_enc *b)
+{
+	size_t i;
+
+	span_tag(w, PKT_INTERNED_DATA, WIRE_LEN);
+	span_varint(w, b->ksym_bytes);
+	for (i = 0; i < b->n_ksym; i++) {
+		span_tag(w, INTERNED_KERNEL_SYMBOLS, WIRE_LEN);
+		span_varint(w, ksym_size(b, i));
+		span_tag(w, ISTR_IID, WIRE_VARINT);
+		span_varint(w, b->ksym_iid[i]);
+		span_tag(w, ISTR_STR, WIRE_LEN);
+		span_varint(w, b->ksym_len[i]);
+		span_put(w, b->ksym_name[i], b->ksym_len[i]);
+	}
+}
+
 /* Starts an empty bundle after an emit that returned `err`. */
 static void reset_pending(struct bundle_enc *b, int err)
 {
 	b->prev_end_ts = b->last_ts;
-	b->n_sw = b->n_wk = b->n_reg = b->n_comm = 0;
+	b->n_sw = b->n_wk = b->n_reg = b->n_comm = b->n_ksym = 0;
+	b->ksym_bytes = 0;
 	b->sw_prev_ts = b->wk_prev_ts = 0;
 	b->est_bytes = 0;
 	b->intern_bytes = 0;
@@ -423,7 +487,12 @@ static int emit(struct bundle_enc *b)
 {
 	struct span_writer w;
 	uint64_t pid = (uint64_t)(int64_t)packet_writer_pid();
-	uint32_t flags = b->cleared_sent ? 0 : SEQ_FLAG_INCREMENTAL_STATE_CLEARED;
+	/* A bundle with kernel symbols holds every name it uses: it starts a
+	 * new incremental state, so a reader that lost earlier packets of
+	 * the sequence (and marked its state invalid) still takes them. */
+	uint32_t flags = b->cleared_sent && !b->n_ksym
+				 ? 0
+				 : SEQ_FLAG_INCREMENTAL_STATE_CLEARED;
 	size_t cs = b->n_sw || b->n_wk ? size_compact(b) : 0;
 	size_t bundle = span_varint_field_size(BUNDLE_CPU, b->cpu) +
 			size_regular(b) + (b->lost_pending ? 2 : 0) +
@@ -431,6 +500,8 @@ static int emit(struct bundle_enc *b)
 			span_varint_field_size(BUNDLE_PREV_END_TS, b->prev_end_ts);
 	size_t len = span_len_field_size(PKT_FTRACE_EVENTS, bundle) +
 		     span_varint_field_size(PKT_TRUSTED_SEQ_ID, b->seq_id) +
+		     (b->n_ksym ? span_len_field_size(PKT_INTERNED_DATA,
+						      b->ksym_bytes) : 0) +
 		     (flags ? span_varint_field_size(PKT_SEQUENCE_FLAGS, flags) : 0) +
 		     span_varint_field_size(PKT_TRUSTED_PID, pid);
 	size_t i;
@@ -456,6 +527,8 @@ static int emit(struct bundle_enc *b)
 		span_varint(&w, b->prev_end_ts);
 		span_tag(&w, PKT_TRUSTED_SEQ_ID, WIRE_VARINT);
 		span_varint(&w, b->seq_id);
+		if (b->n_ksym)
+			put_interned(&w, b);
 		if (flags) {
 			span_tag(&w, PKT_SEQUENCE_FLAGS, WIRE_VARINT);
 			span_varint(&w, flags);
@@ -664,6 +737,55 @@ static int add_regular(struct bundle_enc *b, const struct btr_hdr *rec,
 	return 0;
 }
 
+/* The iid of the function a blocked reason names, interned in the pending
+ * bundle (emitted first when its table is full); 0 when it has none. */
+static int blocked_caller(struct bundle_enc *b, uint64_t addr, uint64_t *iid)
+{
+	const char *name = NULL;
+	uint64_t id = 0;
+	size_t i;
+	int err;
+
+	*iid = 0;
+	if (addr && b->symbolize)
+		name = b->symbolize(b->symbolize_ctx, addr, &id);
+	if (!name || !id) {
+		b->stats.blocked_unnamed++;
+		return 0;
+	}
+	for (i = 0; i < b->n_ksym; i++)
+		if (b->ksym_iid[i] == id) {
+			*iid = id;
+			return 0;
+		}
+	if (b->n_ksym == BUNDLE_MAX_KSYMS) {
+		err = emit(b);
+		if (err)
+			return err;
+	}
+	i = b->n_ksym++;
+	b->ksym_iid[i] = id;
+	b->ksym_name[i] = name;
+	b->ksym_len[i] = strlen(name);
+	b->ksym_bytes += span_len_field_size(INTERNED_KERNEL_SYMBOLS,
+					     ksym_size(b, i));
+	b->est_bytes += b->ksym_len[i] + EST_COMM_EXTRA * 2;
+	*iid = id;
+	return 0;
+}
+
+static int add_blocked(struct bundle_enc *b, const struct btr_blocked *r)
+{
+	uint64_t iid;
+	int err = blocked_caller(b, r->caller, &iid);
+
+	if (!err)
+		err = add_regular(b, &r->h, sizeof(*r));
+	if (!err)
+		b->reg[b->n_reg - 1].caller_iid = iid;
+	return err;
+}
+
 static bool rec_valid(const struct btr_hdr *rec, size_t len)
 {
 	return rec && len >= sizeof(*rec) && rec->type < BTR_REC_TYPE_MAX &&
@@ -677,6 +799,8 @@ static int add_event(struct bundle_enc *b, const struct btr_hdr *rec)
 		return add_switch(b, (const struct btr_switch *)rec);
 	case BTR_REC_WAKING:
 		return add_waking(b, (const struct btr_wakeup *)rec);
+	case BTR_REC_BLOCKED:
+		return add_blocked(b, (const struct btr_blocked *)rec);
 	default:
 		return add_regular(b, rec, kinds[rec->type].size);
 	}

@@ -17,6 +17,8 @@
 #define BUNDLE_MAX_EVENTS 2048
 #define BUNDLE_MAX_BYTES (64 * 1024)
 #define BUNDLE_MAX_COMMS 64
+/* Distinct kernel symbols (blocked functions) interned by one bundle. */
+#define BUNDLE_MAX_KSYMS 64
 
 struct bundle_enc_stats {
 	uint64_t events[BTR_REC_TYPE_MAX]; /* encoded, by enum btr_rec_type */
@@ -28,7 +30,16 @@ struct bundle_enc_stats {
 					      task last switched in, and
 					      nothing was lost in between */
 	uint64_t last_ts;                  /* timestamp of the last event */
+	uint64_t blocked_unnamed;          /* blocked reasons written without
+					      a function: no stack, or an
+					      address no symbol holds */
 };
+
+/* Names the kernel function holding `addr`, with an id that is the same
+ * for every address in it and never names another function (from 1).
+ * NULL when it cannot. */
+typedef const char *(*bundle_symbolize_fn)(void *ctx, uint64_t addr,
+					   uint64_t *id);
 
 struct bundle_enc;
 
@@ -36,6 +47,14 @@ struct bundle_enc;
  * `seq_id`. Returns NULL when out of memory. */
 struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
 				  struct packet_sink *sink);
+
+/* Blocked reasons (BTR_REC_BLOCKED) name their function through `fn`:
+ * each bundle carries, in its packet's InternedData.kernel_symbols, the
+ * names its sched_blocked_reason events point to (iid = the id `fn`
+ * gives), so that no bundle depends on an earlier one. Without it they
+ * are written with io_wait only. */
+void bundle_enc_set_symbolizer(struct bundle_enc *b, bundle_symbolize_fn fn,
+			       void *ctx);
 
 /* Encodes one ring record of `len` bytes; may emit a bundle. Returns 0,
  * -EINVAL for a record it does not take (unknown type, BTR_REC_CLOCK, `len`

@@ -18,6 +18,10 @@ typedef int (*capture_record_fn)(void *ctx, uint32_t cpu, const void *rec,
 struct capture_opts {
 	uint64_t ringbuf_size; /* per CPU; rounded up to a power of two */
 	bool force_raw_tp;     /* skip tp_btf */
+	uint32_t blocked_mode; /* enum btr_blocked_mode */
+	/* kernel text the blocked function is not in: [start, end) of
+	 * __sched_text and __lock_text, 0 when unknown (no stack is taken) */
+	uint64_t sched_text[2], lock_text[2];
 	capture_record_fn on_record;
 	void *ctx;
 };

@@ -10,6 +10,7 @@
 #include "util/log.h"
 #include "util/parse.h"
 #include "buffer/central.h"
+#include "record.h"
 
 const char *argp_program_version = "bpftrace-rec " BTR_VERSION;
 const char *argp_program_bug_address = NULL;
@@ -26,6 +27,7 @@ enum {
 	OPT_FILE_WRITE_PERIOD,
 	OPT_FLUSH_PERIOD,
 	OPT_MAX_FILE_SIZE,
+	OPT_BLOCKED_REASON,
 };
 
 static const char doc[] =
@@ -39,6 +41,7 @@ static const char doc[] =
 	"  sudo bpftrace-rec -d 10s -o trace.pb          for ten seconds\n"
 	"  sudo bpftrace-rec -o trace.pb -- make -j8     while a command runs\n"
 	"  sudo bpftrace-rec --stream -o long.pb         longer than the buffer\n"
+	"  sudo bpftrace-rec --blocked-reason all        where S sleeps blocked too\n"
 	"  sudo bpftrace-rec -b 256M -o fr.pb &          flight recorder: kill -USR1\n"
 	"                                                writes fr.1.pb, fr.2.pb...\n"
 	"  bpftrace-rec stats trace.pb                   what was lost, where\n"
@@ -56,6 +59,7 @@ static const struct argp_option options[] = {
 	{ "machine-name", OPT_MACHINE_NAME, "NAME", 0, "Machine name written into the trace (default: the hostname)", 0 },
 	{ "clock-snapshot-period", OPT_SNAPSHOT_PERIOD, "TIME", 0, "Clock snapshot every TIME (default 1s)", 0 },
 	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
+	{ "blocked-reason", OPT_BLOCKED_REASON, "d|all|none", 0, "Which sleeps record the kernel function they blocked in and their I/O wait (sched_blocked_reason): d, uninterruptible ones (default); all, S sleeps too (a kernel stack walk each, about 1 us); none", 0 },
 	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
 	{ "buffer-size", 'b', "SIZE", 0, "Central buffer (default 64M)", 0 },
 	{ "fill-policy", OPT_FILL_POLICY, "ring|discard", 0, "When the buffer is full: overwrite the oldest data (ring, default) or drop new data (discard)", 0 },
@@ -111,6 +115,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_RAW_TP:
 		o->force_raw_tp = true;
+		break;
+	case OPT_BLOCKED_REASON:
+		if (strcmp(arg, "d") == 0)
+			o->blocked_mode = BTR_BLOCKED_D;
+		else if (strcmp(arg, "all") == 0)
+			o->blocked_mode = BTR_BLOCKED_ALL;
+		else if (strcmp(arg, "none") == 0)
+			o->blocked_mode = BTR_BLOCKED_NONE;
+		else
+			return bad_value(st, "blocked reason (d, all or none)", arg);
 		break;
 	case 'b':
 		if (parse_size(arg, &o->buffer_size) ||
@@ -178,6 +192,7 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	o->buffer_size = 64ull << 20;
 	o->fill_policy = FILL_RING;
 	o->clear_period_ns = 5000000000ull;
+	o->blocked_mode = BTR_BLOCKED_D;
 	*done = false;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {

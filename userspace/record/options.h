@@ -20,6 +20,7 @@ struct record_opts {
 	uint64_t flush_period_ns;  /* 0 = at each file write only */
 	uint64_t max_file_size;    /* 0 = no limit */
 	bool force_raw_tp;
+	int blocked_mode;          /* enum btr_blocked_mode */
 	bool quiet, verbose;
 	char **command;            /* after "--", NULL-terminated, or NULL */
 };

@@ -19,6 +19,7 @@
 #include "record/capture.h"
 #include "record/child.h"
 #include "record/clocks.h"
+#include "record/kallsyms.h"
 #include "record/options.h"
 #include "record/output.h"
 #include "record/privileges.h"
@@ -58,6 +59,7 @@ struct recorder {
 	uint32_t clocks_seq;        /* and on which sequence */
 	struct capture *cap;
 	struct bundle_enc **enc;
+	struct ksyms *ksyms; /* names of blocked functions, NULL: none */
 	uint32_t ncpus;
 	struct procfs *procs;
 	struct child child;
@@ -227,11 +229,43 @@ static int check_privileges(void)
 	return -EPERM;
 }
 
+static const char *symbolize(void *ctx, uint64_t addr, uint64_t *id)
+{
+	return ksyms_name(ctx, addr, id);
+}
+
+/* The kernel symbols of --blocked-reason: the text ranges the BPF side
+ * skips, and the names the encoders intern. Without readable addresses
+ * (kptr_restrict) blocked reasons carry io_wait only, and no stack is
+ * taken. */
+static void load_ksyms(struct recorder *r, struct capture_opts *co)
+{
+	if (co->blocked_mode == BTR_BLOCKED_NONE)
+		return;
+	r->ksyms = ksyms_load(NULL);
+	if (!ksyms_usable(r->ksyms) ||
+	    !ksyms_addr(r->ksyms, "__sched_text_end")) {
+		log_warn("blocked functions cannot be symbolized: /proc/kallsyms "
+			 "shows no kernel addresses (kptr_restrict?); blocked "
+			 "reasons will carry io_wait only");
+		ksyms_free(r->ksyms);
+		r->ksyms = NULL;
+		return;
+	}
+	co->sched_text[0] = ksyms_addr(r->ksyms, "__sched_text_start");
+	co->sched_text[1] = ksyms_addr(r->ksyms, "__sched_text_end");
+	co->lock_text[0] = ksyms_addr(r->ksyms, "__lock_text_start");
+	co->lock_text[1] = ksyms_addr(r->ksyms, "__lock_text_end");
+	log_debug("%zu kernel text symbols for blocked functions",
+		  ksyms_count(r->ksyms));
+}
+
 static int setup(struct recorder *r)
 {
 	struct capture_opts co = {
 		.ringbuf_size = r->o.ringbuf_size,
 		.force_raw_tp = r->o.force_raw_tp,
+		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.on_record = on_record,
 		.ctx = r,
 	};
@@ -243,6 +277,7 @@ static int setup(struct recorder *r)
 			  "it needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOTSUP;
 	}
+	load_ksyms(r, &co);
 	r->cap = capture_open(&co, err, sizeof(err));
 	if (!r->cap) {
 		log_error("%s", err);
@@ -259,6 +294,9 @@ static int setup(struct recorder *r)
 					     r->data);
 		if (!r->enc[cpu])
 			return -ENOMEM;
+		if (r->ksyms)
+			bundle_enc_set_symbolizer(r->enc[cpu], symbolize,
+						  r->ksyms);
 	}
 	log_debug("%u CPUs, %llu-byte ring each, %s", r->ncpus,
 		  (unsigned long long)capture_ring_size(r->cap),
@@ -513,6 +551,7 @@ static void cleanup(struct recorder *r)
 	free(r->read_events);
 	procfs_free(r->procs);
 	capture_close(r->cap);
+	ksyms_free(r->ksyms);
 	if (r->o.command)
 		child_abort(&r->child);
 }
