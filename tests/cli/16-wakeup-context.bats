@@ -13,8 +13,7 @@ ROUNDS=200
 
 setup_file() {
 	tracefs_ensure
-	W=$(mktemp -d /tmp/btr-wake.XXXXXX)
-	export W
+	file_scratch wake
 	ftrace_start 8192 sched/sched_waking
 	local rc=0
 	"$BTR" -q -o "$W/trace.pb" -- "$TOOLS/wakeups" "$ROUNDS" \
@@ -29,7 +28,7 @@ setup_file() {
 
 teardown_file() {
 	ftrace_remove
-	[ -n "${BTR_KEEP:-}" ] && echo "# kept in $W" >&3 || rm -rf "$W"
+	file_scratch_remove
 	tracefs_release
 }
 

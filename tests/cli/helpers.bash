@@ -14,6 +14,19 @@ teardown() {
 	rm -rf "$TMP"
 }
 
+# A scratch directory shared by the tests of one file ($W, exported), made
+# in setup_file: file_scratch NAME; file_scratch_remove in teardown_file
+# removes it, or keeps it with BTR_KEEP set.
+file_scratch() {
+	W=$(mktemp -d "/tmp/btr-$1.XXXXXX")
+	export W
+}
+
+file_scratch_remove() {
+	[ -n "${W:-}" ] || return 0
+	[ -n "${BTR_KEEP:-}" ] && echo "# kept in $W" >&3 || rm -rf "$W"
+}
+
 fail() {
 	echo "$@" >&2
 	return 1

@@ -1024,6 +1024,133 @@ static void test_in_place_canonical(void)
 	coll_free(&c2);
 }
 
+/* Blocked reasons: a name the symbolizer gives is interned in the packet
+ * of the bundle that uses it (each bundle carries its own, once per
+ * function), the event points at it by iid; no name, no caller, counted.
+ * The table's cap closes the bundle first. */
+static const char *fake_sym(void *ctx, uint64_t addr, uint64_t *id)
+{
+	static char names[BUNDLE_MAX_KSYMS + 8][16];
+	uint64_t f = addr >> 8;
+
+	(void)ctx;
+	if (!f || f >= BUNDLE_MAX_KSYMS + 8)
+		return NULL;
+	snprintf(names[f], sizeof(names[f]), "func%llu", (unsigned long long)f);
+	*id = f * 3;
+	return names[f];
+}
+
+static struct btr_blocked mk_blocked(uint64_t ts, int32_t pid, uint64_t caller,
+				     uint32_t io_wait)
+{
+	struct btr_blocked r;
+
+	memset(&r, 0, sizeof(r));
+	hdr(&r.h, BTR_REC_BLOCKED, ts, pid);
+	r.pid = pid;
+	r.caller = caller;
+	r.io_wait = io_wait;
+	return r;
+}
+
+static const char *interned_name(const Packet *p, uint64_t iid)
+{
+	static char buf[64];
+	size_t i;
+
+	for (i = 0; p->interned_data && i < p->interned_data->n_kernel_symbols;
+	     i++) {
+		const Perfetto__Protos__InternedString *s =
+			p->interned_data->kernel_symbols[i];
+
+		if (s->iid == iid) {
+			snprintf(buf, sizeof(buf), "%.*s", (int)s->str.len,
+				 (const char *)s->str.data);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void test_blocked(void)
+{
+	struct btr_switch sw = mk_switch(10, 5, "a", 2);
+	struct btr_blocked b1 = mk_blocked(11, 4, 0x1234, 1);
+	struct btr_blocked b2 = mk_blocked(12, 6, 0x1299, 0); /* same func */
+	struct btr_blocked b3 = mk_blocked(13, 7, 0x0099, 0); /* no name */
+	struct bundle_enc *b;
+	struct coll c;
+	static const int32_t pids[3] = { 4, 6, 7 };
+	Packet *p;
+	size_t i;
+
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	bundle_enc_set_symbolizer(b, fake_sym, NULL);
+	CHECK_EQ_I64(ADD(b, sw), 0);
+	CHECK_EQ_I64(ADD(b, b1), 0);
+	CHECK_EQ_I64(ADD(b, b2), 0);
+	CHECK_EQ_I64(ADD(b, b3), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_BLOCKED], 3);
+	CHECK_EQ_I64(bundle_enc_stats(b)->blocked_unnamed, 1);
+	p = coll_unpack(&c, 0);
+	CHECK(p && p->interned_data && p->interned_data->n_kernel_symbols == 1);
+	CHECK(p && p->ftrace_events->n_event == 3);
+	for (i = 0; p && i < p->ftrace_events->n_event && i < 3; i++) {
+		const FtraceEvent *e = p->ftrace_events->event[i];
+		const Perfetto__Protos__SchedBlockedReasonFtraceEvent *r =
+			e->sched_blocked_reason;
+
+		CHECK_EQ_I64(e->event_case,
+			     PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_BLOCKED_REASON);
+		CHECK_EQ_I64(e->timestamp, 11 + i);
+		CHECK_EQ_I64(r->pid, pids[i]);
+		CHECK_EQ_I64(r->io_wait, i == 0);
+		if (i < 2) {
+			CHECK(r->has_caller && r->caller == 0x12 * 3);
+			CHECK_STR(interned_name(p, r->caller), "func18");
+		} else {
+			CHECK(!r->has_caller);
+		}
+	}
+	if (p)
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+
+	/* the next bundle interns it again: it does not lean on this one */
+	CHECK_EQ_I64(ADD(b, b1), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	p = coll_unpack(&c, 1);
+	CHECK(p && !p->has_sequence_flags);
+	CHECK(p && interned_name(p, 0x12 * 3) != NULL);
+	if (p)
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+
+	/* more distinct functions than a bundle interns: two bundles, each
+	 * holding the names its own events use */
+	for (i = 1; i <= BUNDLE_MAX_KSYMS + 1; i++) {
+		struct btr_blocked r = mk_blocked(100 + i, 1, i << 8, 0);
+
+		CHECK_EQ_I64(ADD(b, r), 0);
+	}
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(c.n, 4);
+	for (i = 2; i < 4 && i < c.n; i++) {
+		size_t k;
+
+		p = coll_unpack(&c, i);
+		CHECK(p != NULL);
+		for (k = 0; p && k < p->ftrace_events->n_event; k++)
+			CHECK(interned_name(p, p->ftrace_events->event[k]
+						       ->sched_blocked_reason->caller));
+		if (p)
+			perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	}
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_compact);
@@ -1040,5 +1167,6 @@ int main(void)
 	RUN(test_byte_cap);
 	RUN(test_sink_error);
 	RUN(test_in_place_canonical);
+	RUN(test_blocked);
 	return unit_finish();
 }

@@ -8,6 +8,7 @@
 
 #include "trace/sync_info.h"
 #include "perfetto/trace.pb-c.h"
+#include "stats/blocked_count.h"
 #include "stats/switch_check.h"
 #include "util/grow.h"
 #include "trace/reader.h"
@@ -31,6 +32,7 @@ struct mgather {
 	uint8_t *cpu_lost;           /* cpu -> bundle with lost_events seen */
 	size_t ncpu_lost;
 	struct switch_check sw;      /* mismatched_sched_switch_tids */
+	struct blocked_count blocked; /* sched_blocked_reason events */
 };
 
 /* The whole trace, gathered in one pass. */
@@ -170,6 +172,7 @@ static bool gather_machine(struct mgather *m, Packet *p)
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS: {
 		uint32_t cpu = p->ftrace_events->cpu;
 
+		blocked_count_packet(&m->blocked, p);
 		if (p->ftrace_events->lost_events && cpu < 4096 &&
 		    !grow_zeroed((void **)&m->cpu_lost, &m->ncpu_lost, cpu + 1, 1))
 			m->cpu_lost[cpu] = 1;
@@ -414,6 +417,12 @@ static int ftrace_rows(const struct rows *t, const struct mgather *g)
 	if (!e && g->sw.seen)
 		e = row(t, "mismatched_sched_switch_tids", -1, SEV_ERROR,
 			SRC_ANALYSIS, (int64_t)g->sw.mismatched);
+	if (!e && g->blocked.events)
+		e = row(t, "sched_blocked_reason_events", -1, SEV_INFO,
+			SRC_ANALYSIS, (int64_t)g->blocked.events);
+	if (!e && g->blocked.events)
+		e = row(t, "sched_blocked_reason_without_function", -1,
+			SEV_ERROR, SRC_ANALYSIS, (int64_t)g->blocked.unnamed);
 	return e;
 }
 

@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# Why threads wait: each switch-out into a sleep carries the kernel function
+# the task blocked in and whether it waits for I/O (sched_blocked_reason,
+# trace_processor's thread_state.blocked_function and io_wait). The
+# workload (tests/tools/waits.c) sleeps in nanosleep, on an empty pipe, in
+# FUTEX_WAIT, and fsyncs a file on an ext4 filesystem on a loop device made
+# here; while its threads sleep it reads the kernel's own answer,
+# /proc/PID/wchan, which the recorded functions must match.
+
+load helpers
+
+ROUNDS=5
+
+setup_file() {
+	need_root
+	file_scratch wait
+	truncate -s 64M "$W/ext4.img"
+	mkfs.ext4 -q -F "$W/ext4.img" || fail "mkfs.ext4 failed"
+	mkdir "$W/mnt"
+	mount -o loop "$W/ext4.img" "$W/mnt" || fail "cannot mount ext4 on a loop device"
+	# S and D sleeps, tp_btf
+	"$BTR" -q --blocked-reason all -o "$W/all.pb" -- \
+		"$TOOLS/waits" "$ROUNDS" "$W/mnt" >"$W/all.out" 2>"$W/all.err" ||
+		fail "record failed: $(cat "$W/all.err")"
+	# the default: D sleeps only
+	"$BTR" -q -o "$W/d.pb" -- "$TOOLS/waits" "$ROUNDS" "$W/mnt" \
+		>"$W/d.out" 2>"$W/d.err" || fail "record failed: $(cat "$W/d.err")"
+	# raw tracepoints
+	"$BTR" -q --raw-tp --blocked-reason all -o "$W/raw.pb" -- \
+		"$TOOLS/waits" "$ROUNDS" >"$W/raw.out" 2>"$W/raw.err" ||
+		fail "record failed: $(cat "$W/raw.err")"
+	local t
+	for t in all d raw; do
+		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
+	done
+}
+
+teardown_file() {
+	umount "$W/mnt" 2>/dev/null || true
+	file_scratch_remove
+}
+
+# tid ROLE [RUN]: the workload's thread of that role in run RUN (all).
+tid() {
+	sed -n "s/^waits .* $1=\([0-9]*\).*/\1/p; s/^waits $1=\([0-9]*\).*/\1/p" "$W/${2:-all}.out"
+}
+
+# wchan ROLE [RUN]: what the kernel said that thread waited in.
+wchan() {
+	sed -n "s/^wchan .*$1=\([^ ]*\).*/\1/p" "$W/${2:-all}.out"
+}
+
+# blocked TID [RUN]: "FUNCTION IO_WAIT" of each blocked reason of TID.
+blocked() {
+	awk -v pid="pid=$1" '$3 == "sched_blocked_reason" && $4 == pid {
+		f = "?"; io = "?"
+		for (i = 5; i <= NF; i++) {
+			if ($i ~ /^function=/) f = substr($i, 10)
+			if ($i ~ /^io_wait=/) io = substr($i, 9)
+		}
+		print f, io }' "$W/${2:-all}.txt"
+}
+
+# check_role ROLE [RUN]: the thread's blocked reasons name the kernel's
+# wchan at least once per round, without I/O wait.
+check_role() {
+	local t w n
+	t=$(tid "$1" "${2:-all}")
+	w=$(wchan "$1" "${2:-all}")
+	echo "$1: tid $t, kernel wchan '$w'"
+	blocked "$t" "${2:-all}" | sort | uniq -c
+	[ -n "$t" ] && [ -n "$w" ]
+	n=$(blocked "$t" "${2:-all}" | awk -v w="$w" '$1 == w' | wc -l)
+	[ "$n" -ge "$ROUNDS" ]
+	[ "$(blocked "$t" "${2:-all}" | awk -v w="$w" '$1 == w && $2 != 0' | wc -l)" -eq 0 ]
+}
+
+@test "blocked reason: nanosleep names the kernel's wchan (hrtimer_nanosleep here)" {
+	check_role sleeper
+	[[ "$(wchan sleeper)" == *nanosleep* ]]
+}
+
+@test "blocked reason: a pipe reader names the pipe read function" {
+	check_role piper
+	[[ "$(wchan piper)" == *pipe_read* ]]
+}
+
+@test "blocked reason: a futex waiter names the futex wait function" {
+	check_role futexer
+	[[ "$(wchan futexer)" == *futex* ]]
+}
+
+@test "blocked reason: fsync on ext4 blocks in D with io_wait=1" {
+	local t
+	t=$(tid syncer)
+	[ -n "$t" ] && [ "$t" != 0 ]
+	blocked "$t" | sort | uniq -c
+	[ "$(blocked "$t" | awk '$1 != "?" && $2 == 1' | wc -l)" -ge 1 ]
+	# ... and in the default recording too
+	t=$(tid syncer d)
+	blocked "$t" d | sort | uniq -c
+	[ "$(blocked "$t" d | awk '$1 != "?" && $2 == 1' | wc -l)" -ge 1 ]
+}
+
+# Every blocked reason comes right after its task's switch-out, on the
+# same CPU, in a sleeping state: S or D (all), D only (d). A CPU's first
+# switch in the file has no known prev_pid (dump prints ?): only its state
+# is checked.
+follows_switch() {
+	awk -v states="$2" '
+		$3 == "sched_switch" { last[$2] = $0; next }
+		$3 == "sched_blocked_reason" {
+			n++
+			split(last[$2], f, " ")
+			ok = 0
+			for (i = 4; i in f; i++)
+				if (f[i] == "prev_pid=" substr($4, 5) || f[i] == "prev_pid=?") ok = 1
+			st = last[$2]; sub(/.* prev_state=[0-9]+\(/, "", st); sub(/\).*/, "", st)
+			if (!ok || index(states, st) == 0) { bad++; print "not after a switch-out in " states ": " $0 " / " last[$2] }
+		}
+		{ if ($3 != "sched_switch") last[$2] = $0 }
+		END { print n + 0, bad + 0 }' "$W/$1.txt" | tail -1
+}
+
+@test "blocked reason: each follows its task's sleeping switch-out; the default takes D only" {
+	read -r n bad < <(follows_switch all SD)
+	echo "all: $n blocked reasons, $bad misplaced"
+	[ "$n" -ge $((3 * ROUNDS)) ]
+	[ "$bad" -eq 0 ]
+	read -r n bad < <(follows_switch d D)
+	echo "d: $n blocked reasons, $bad misplaced"
+	[ "$n" -ge 1 ]
+	[ "$bad" -eq 0 ]
+	# no S sleep of the workload in the default recording
+	[ -z "$(blocked "$(tid sleeper d)" d)" ]
+	[ -z "$(blocked "$(tid piper d)" d)" ]
+	[ -z "$(blocked "$(tid futexer d)" d)" ]
+}
+
+@test "blocked reason: raw tracepoints name the same functions" {
+	check_role sleeper raw
+	check_role piper raw
+	check_role futexer raw
+}
+
+@test "blocked reason: dump --json, stats and protoc agree with the text dump" {
+	local n t
+	n=$(grep -c " sched_blocked_reason " "$W/all.txt")
+	t=$(tid sleeper)
+	"$BTR" dump --json "$W/all.pb" >"$W/all.json"
+	[ "$(jq -c 'select(.kind == "sched_blocked_reason")' "$W/all.json" | wc -l)" -eq "$n" ]
+	[ "$(jq -r "select(.kind == \"sched_blocked_reason\" and .pid == $t) | \"\(.function) \(.io_wait)\"" "$W/all.json" | sort)" = \
+	  "$(blocked "$t" | sort)" ]
+	[ "$(stat_value "$W/all.pb" sched_blocked_reason_events)" -eq "$n" ]
+	[ "$(stat_value "$W/all.pb" sched_blocked_reason_without_function)" -eq \
+	  "$(grep " sched_blocked_reason " "$W/all.txt" | grep -vc " function=[a-z_A-Z]")" ]
+	# every packet parses with our schema, the new fields known by name
+	protoc_decode "$W/all.pb"
+	grep -q "sched_blocked_reason {" "$TMP/decoded.txt"
+	grep -q "kernel_symbols {" "$TMP/decoded.txt"
+	! grep -qE "^ *(18|26): " "$TMP/decoded.txt" || false
+}
+
+@test "blocked reason: sync keeps the functions (interned names, converted times)" {
+	"$BTR" sync -q -o "$TMP/merged.pb" "$W/all.pb" "$W/raw.pb"
+	"$BTR" dump "$TMP/merged.pb" >"$TMP/merged.txt"
+	local want got
+	want=$(cat "$W/all.txt" "$W/raw.txt" | awk '$3 == "sched_blocked_reason" { $1 = ""; $2 = ""; print }' | sort)
+	got=$(awk '$3 == "sched_blocked_reason" { $1 = ""; $2 = ""; print }' "$TMP/merged.txt" | sed 's/ machine_id=[0-9]*//' | sort)
+	[ -n "$want" ]
+	[ "$got" = "$want" ]
+	# and they still follow their switch-outs on the timeline of sync
+	# (one input: dump follows each CPU's running task across the whole
+	# file, and two recordings share CPU numbers)
+	"$BTR" sync -q -o "$TMP/one.pb" "$W/all.pb"
+	"$BTR" dump "$TMP/one.pb" >"$W/one.txt"
+	read -r n bad < <(follows_switch one SD)
+	[ "$n" -eq "$(grep -c " sched_blocked_reason " "$W/all.txt")" ]
+	[ "$bad" -eq 0 ]
+}
+
+@test "blocked reason: --blocked-reason none records none; a bad value is a usage error" {
+	record_cmd -q --blocked-reason none -- "$TOOLS/waits" 2
+	dump_trace "$TMP/trace.pb"
+	! grep -q " sched_blocked_reason " "$TMP/dump.txt" || false
+	run "$BTR" --blocked-reason sometimes -o "$TMP/x.pb" -- true
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"invalid blocked reason (d, all or none) 'sometimes'"* ]]
+}
