@@ -104,6 +104,7 @@ overhead as $ov |
 cost_of("bpftrace-rec") as $crec |
 cost_of("floor") as $cfl |
 cost_of("bpftrace-rec-alt") as $calt |
+cost_of("bpftrace-rec-all") as $call |
 sizes as $sz |
 drops as $dr |
 ($enc[0] // {}) as $en |
@@ -117,6 +118,7 @@ drops as $dr |
 		floor: $cfl,
 		bpf_ratio_to_floor: (div($crec.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000)),
 		"bpftrace-rec-alt": (if $calt.rounds > 0 then $calt + {bpf_ratio_to_floor: (div($calt.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
+		"bpftrace-rec-all": (if $call.rounds > 0 then $call + {bpf_ratio_to_floor: (div($call.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
 		note: "BPF ns per sched_switch/sched_waking run, kernel.bpf_stats_enabled=1 (its own overhead included); reader = recorder process CPU (user+sys) from attach to exit, per event recorded"
 	},
 	output_size: $sz,

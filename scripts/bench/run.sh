@@ -8,6 +8,8 @@
 #      cheapest BPF recorder of the same events, scripts/bench/floor*.c);
 #   2. cost per event: BPF run time per program (kernel.bpf_stats_enabled)
 #      and the reader's CPU time per event, bpftrace-rec against the floor;
+#      bpftrace-rec-all (--blocked-reason all) in phases 1 and 2 prices
+#      the blocked reasons of S sleeps;
 #   3. output size: bytes per event, bpftrace-rec's trace against perf.data;
 #   4. encoder throughput on captured records (capture_raw, bench_encode);
 #   5. highest event rate with zero drops at default settings (bench_load);
@@ -121,6 +123,9 @@ if ! command -v bpftrace >/dev/null; then
 	CONTESTANTS=(none bpftrace-rec perf floor)
 fi
 [ -z "$BIN_ALT" ] || CONTESTANTS+=(bpftrace-rec-alt)
+# --blocked-reason all: a kernel stack walk at every S or D switch-out
+# (the default takes D sleeps only, which the loads here barely have)
+CONTESTANTS+=(bpftrace-rec-all)
 WORKLOADS=(pipe hackbench)
 
 # The bpftrace contestant: the same two events, every field, as text.
@@ -170,6 +175,7 @@ run_contestant() {
 	none) timeout $RUN_TIMEOUT $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec) timeout $RUN_TIMEOUT "$BIN" -o "$WORK/rec-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec-alt) timeout $RUN_TIMEOUT "$BIN_ALT" -o "$WORK/alt-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
+	bpftrace-rec-all) timeout $RUN_TIMEOUT "$BIN" --blocked-reason all -o "$WORK/all-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	perf) timeout $RUN_TIMEOUT "$PERF" record -q -o "$WORK/perf-$w.data" \
 		-e sched:sched_switch -e sched:sched_waking -a -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace) timeout $RUN_TIMEOUT bpftrace -o /dev/null -e "$BT_PROG" -c "$cmd" >"$out" 2>&1 || rc=$? ;;
@@ -270,6 +276,7 @@ cost_run() {
 	case $c in
 	bpftrace-rec) "$TOOLS/bench_rusage" "$ru" "$BIN" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	bpftrace-rec-alt) "$TOOLS/bench_rusage" "$ru" "$BIN_ALT" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
+	bpftrace-rec-all) "$TOOLS/bench_rusage" "$ru" "$BIN" --blocked-reason all -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	floor) "$TOOLS/bench_rusage" "$ru" "$FLOOR" >"$out" 2>&1 & ;;
 	esac
 	wpid=$!
@@ -299,7 +306,7 @@ cost_run() {
 }
 
 phase_cost() {
-	local rep i who=(bpftrace-rec floor)
+	local rep i who=(bpftrace-rec floor bpftrace-rec-all)
 	[ -z "$BIN_ALT" ] || who+=(bpftrace-rec-alt)
 	log "2. cost per event: $COST_ROUNDS rounds, $COST_LOOPS pipe loops, kernel.bpf_stats_enabled=1"
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null

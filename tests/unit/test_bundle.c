@@ -1118,12 +1118,22 @@ static void test_blocked(void)
 	if (p)
 		perfetto__protos__trace_packet__free_unpacked(p, NULL);
 
-	/* the next bundle interns it again: it does not lean on this one */
+	/* the next bundle interns it again: it does not lean on this one,
+	 * and says so (a new incremental state); one without blocked
+	 * reasons carries no flag */
 	CHECK_EQ_I64(ADD(b, b1), 0);
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
 	p = coll_unpack(&c, 1);
-	CHECK(p && !p->has_sequence_flags);
+	CHECK(p && p->has_sequence_flags &&
+	      p->sequence_flags == SEQ_FLAG_INCREMENTAL_STATE_CLEARED);
 	CHECK(p && interned_name(p, 0x12 * 3) != NULL);
+	if (p)
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	sw = mk_switch(20, 6, "b", 1);
+	CHECK_EQ_I64(ADD(b, sw), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	p = coll_unpack(&c, 2);
+	CHECK(p && !p->has_sequence_flags && !p->interned_data);
 	if (p)
 		perfetto__protos__trace_packet__free_unpacked(p, NULL);
 
@@ -1135,8 +1145,8 @@ static void test_blocked(void)
 		CHECK_EQ_I64(ADD(b, r), 0);
 	}
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
-	CHECK_EQ_I64(c.n, 4);
-	for (i = 2; i < 4 && i < c.n; i++) {
+	CHECK_EQ_I64(c.n, 5);
+	for (i = 3; i < 5 && i < c.n; i++) {
 		size_t k;
 
 		p = coll_unpack(&c, i);

@@ -55,7 +55,8 @@ void status_summary(struct status *s, uint64_t now_ns,
 	fprintf(stderr,
 		"bpftrace-rec: %.1fs: recorded %llu events (sched_switch %llu, "
 		"sched_waking %llu, sched_wakeup_new %llu, task_newtask %llu, "
-		"task_rename %llu, fork %llu, exec %llu, exit %llu, free %llu), "
+		"task_rename %llu, fork %llu, exec %llu, exit %llu, free %llu, "
+		"sched_blocked_reason %llu), "
 		"lost %llu; wrote %llu bytes to %s\n",
 		(double)(now_ns - s->start_ns) / 1e9,
 		(unsigned long long)c->events,
@@ -68,6 +69,7 @@ void status_summary(struct status *s, uint64_t now_ns,
 		(unsigned long long)t[BTR_REC_EXEC],
 		(unsigned long long)t[BTR_REC_EXIT],
 		(unsigned long long)t[BTR_REC_FREE],
+		(unsigned long long)t[BTR_REC_BLOCKED],
 		(unsigned long long)c->lost, (unsigned long long)bytes,
 		path);
 	if (c->switch_unmatched)

@@ -2,8 +2,9 @@
  * (name, idx, severity, source, value, machine) with Perfetto's stat names:
  * read from TraceStats and FtraceStats, derived from the packets (bundle
  * lost_events, previous_packet_dropped per sequence, the config echo, the
- * prev_pid check of sched_switch events), per
- * machine in a merged trace (the host's first, then each machine_id's),
+ * prev_pid check of sched_switch events; and rows of our own, named
+ * sched_blocked_reason_*, for the blocked reasons and those without a
+ * function), per machine in a merged trace (the host's first, then each machine_id's),
  * and the drops counted in the trailer `sync` writes (sync_info.h), each
  * on its machine. */
 #ifndef BTR_STATS_TABLE_H
