@@ -1097,6 +1097,17 @@ static void test_blocked(void)
 	CHECK_EQ_I64(bundle_enc_stats(b)->blocked_unnamed, 1);
 	p = coll_unpack(&c, 0);
 	CHECK(p && p->interned_data && p->interned_data->n_kernel_symbols == 1);
+	if (p) { /* written by hand, byte for byte what protobuf-c writes */
+		size_t n = perfetto__protos__trace_packet__get_packed_size(p);
+		uint8_t *buf = malloc(n);
+
+		CHECK(buf && n == c.p[0].len);
+		if (buf && n == c.p[0].len) {
+			perfetto__protos__trace_packet__pack(p, buf);
+			CHECK(memcmp(buf, c.p[0].buf, n) == 0);
+		}
+		free(buf);
+	}
 	CHECK(p && p->ftrace_events->n_event == 3);
 	for (i = 0; p && i < p->ftrace_events->n_event && i < 3; i++) {
 		const FtraceEvent *e = p->ftrace_events->event[i];
