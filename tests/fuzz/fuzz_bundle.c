@@ -54,6 +54,8 @@ static size_t type_size(uint16_t type)
 	case BTR_REC_EXIT:
 	case BTR_REC_FREE:
 		return sizeof(struct btr_exit);
+	case BTR_REC_BLOCKED:
+		return sizeof(struct btr_blocked);
 	default:
 		return 0; /* unknown, or BTR_REC_CLOCK */
 	}
@@ -67,6 +69,22 @@ static bool well_formed(const uint8_t *rec, size_t len)
 		return false;
 	memcpy(&h, rec, sizeof(h));
 	return type_size(h.type) && len >= type_size(h.type);
+}
+
+/* Names for blocked reasons: 300 functions, so that bundles fill their
+ * kernel symbol table; addresses with bit 63 clear have none. */
+static const char *symbolize(void *ctx, uint64_t addr, uint64_t *id)
+{
+	static char names[300][24];
+	uint64_t f = (addr >> 4) % 300;
+
+	(void)ctx;
+	if (!(addr >> 63))
+		return NULL;
+	snprintf(names[f], sizeof(names[f]), "kernel_function_%u",
+		 (unsigned)f);
+	*id = f + 1;
+	return names[f];
 }
 
 struct run {
@@ -137,6 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p++;
 	r.b = bundle_enc_new(3, 8, &r.sink.sink);
 	FUZZ_CHECK(r.b != NULL);
+	bundle_enc_set_symbolizer(r.b, symbolize, NULL);
 	while (p < end && r.records < MAX_RECORDS) {
 		uint8_t op = *p++;
 		size_t len;
