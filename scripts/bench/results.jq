@@ -75,14 +75,17 @@ def cost_of($c):
 # ---- 3. output size -------------------------------------------------------
 def sizes:
 	[$p1 | map(.workload) | unique | .[] as $w |
-	 ($p1 | map(select(.workload == $w and .contestant == "bpftrace-rec" and .bytes != null))) as $r |
 	 ($perfsize | map(select(.workload == $w)) | last) as $pf |
-	 {key: $w, value: {
-		"bpftrace-rec": {
+	 def rec_size($c):
+		($p1 | map(select(.workload == $w and .contestant == $c and .bytes != null))) as $r |
+		if ($r | length) == 0 then null else {
 			bytes: ($r | map(.bytes) | median),
 			events: ($r | map(.events) | median),
 			bytes_per_event: ($r | map(div(.bytes; .events)) | median | rnd(100)),
-			bytes_per_sched_event: ($r | map(div(.bytes; .sched_switch + .sched_waking)) | median | rnd(100))},
+			bytes_per_sched_event: ($r | map(div(.bytes; .sched_switch + .sched_waking)) | median | rnd(100))} end;
+	 {key: $w, value: {
+		"bpftrace-rec": rec_size("bpftrace-rec"),
+		"bpftrace-rec-all": rec_size("bpftrace-rec-all"),
 		perf: (if $pf == null then null else {
 			bytes: $pf.bytes, samples: $pf.samples, lost: $pf.lost,
 			bytes_per_event: (div($pf.bytes; $pf.samples) | rnd(100))} end)}}]

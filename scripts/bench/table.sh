@@ -53,8 +53,8 @@ if has .output_size; then
 	section "3. Output size (overhead runs; bpftrace-rec: median of rounds, perf: last round)"
 	jq -r '["workload", "recorder", "bytes", "events", "bytes/event", "bytes/sched event"],
 		(.output_size | to_entries[] | .key as $w | .value |
-		 ([$w, "bpftrace-rec", .["bpftrace-rec"].bytes, .["bpftrace-rec"].events,
-		   .["bpftrace-rec"].bytes_per_event, .["bpftrace-rec"].bytes_per_sched_event] | map(tostring)),
+		 (. as $s | ["bpftrace-rec", "bpftrace-rec-all"][] as $c | $s[$c] | select(. != null) |
+		  [$w, $c, .bytes, .events, .bytes_per_event, .bytes_per_sched_event] | map(tostring)),
 		 (if .perf then [$w, "perf record", .perf.bytes, .perf.samples, .perf.bytes_per_event,
 		   "lost \(.perf.lost)"] | map(tostring) else empty end))
 		| @tsv' "$F" | columns
