@@ -393,14 +393,17 @@ phase_offline() {
 # ---- 7. report -------------------------------------------------------------
 
 # `bpftrace-rec report` on a generated trace of REPORT_SIZE (default 1G,
-# QUICK 100M; bench_sync gen: 4 CPUs, 30000 threads): events per second of
-# CPU time (one core: the command is single-threaded) and peak RSS.
-# Targets: 20 M events/s, 512 MB.
+# QUICK 100M; bench_sync gen: 4 CPUs whose bundles do not overlap, 2000
+# threads drawn from a Zipf distribution, the mix printed): events per
+# second of CPU time (one core: the command is single-threaded) and peak
+# RSS. Targets: 20 M events/s, 512 MB.
 phase_report() {
-	local size=${REPORT_SIZE:-$([ "$QUICK" = 1 ] && echo 100M || echo 1G)} w u s m ev
+	local size=${REPORT_SIZE:-$([ "$QUICK" = 1 ] && echo 100M || echo 1G)} w u s m ev gen
 	[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed for peak memory"
 	log "7. report: generating a $size trace"
 	"$TOOLS/bench_sync" gen "$size" "$WORK/report-in.pb" >"$WORK/report-gen.log"
+	gen=$(grep '^bench_sync gen' "$WORK/report-gen.log" | tail -n 1)
+	log "7. report: trace: ${gen#bench_sync gen }"
 	/usr/bin/time -f '%e %U %S %M' -o "$WORK/report-time.txt" \
 		"$BIN" report --json --top 5 "$WORK/report-in.pb" >"$WORK/report.json" 2>"$WORK/report.err" ||
 		die "report failed: $(tail -n 3 "$WORK/report.err")"
@@ -408,8 +411,11 @@ phase_report() {
 	ev=$(jq '.events' "$WORK/report.json")
 	jq -nc --argjson bytes "$(stat -c %s "$WORK/report-in.pb")" --argjson ev "$ev" \
 		--argjson w "$w" --argjson u "$u" --argjson s "$s" --argjson m "$m" \
+		--arg gen "${gen#bench_sync gen }" --argjson losses "$(jq '.losses | length' "$WORK/report.json")" \
 		'{bytes: $bytes, events: $ev, wall_s: $w, cpu_s: ($u + $s), peak_rss_kb: $m,
 		  events_per_cpu_s: ($ev / (if ($u + $s) > 0 then ($u + $s) else 1 end)),
+		  trace: ($gen | split(" ") | map(split("=") | {(.[0]): (.[1] | tonumber? // .)}) | add),
+		  loss_rows: $losses,
 		  target_events_per_s: 20000000, target_rss_kb: 524288}' | tee "$J/report.json" >&2
 	rm -f "$WORK/report-in.pb"
 }

@@ -8,10 +8,19 @@
  * The generated trace: a clock snapshot (BOOTTIME, MONOTONIC, REALTIME,
  * MONOTONIC_RAW) every 1000 bundles with a slow drift; per-CPU
  * FtraceEventBundles (4 CPUs, 1000 compact switches, 500 compact wakings
- * and 20 regular events each, one sequence per CPU, bundles of the CPUs
- * interleaved and overlapping in time as a recorder writes them); every
- * 10 bundles a packet on MONOTONIC (with timestamp_clock_id) and one
- * without timestamp.
+ * and 20 regular task_renames each, one sequence per CPU). A recorder
+ * writes every CPU's bundle at each drain: round k holds one bundle per
+ * CPU, each covering the same 12 ms [t0 + 12k ms, t0 + 12(k+1) ms), so
+ * the CPUs interleave in the file and in time while the bundles of one
+ * CPU follow each other without overlap. Every 10 bundles a packet on
+ * MONOTONIC (with timestamp_clock_id) and one without timestamp.
+ *
+ * Threads: THREADS tids (1000...), drawn for each switch-in and waking
+ * from a Zipf distribution of exponent 1 over a shuffled order (a real
+ * host: a few threads make most events, a long tail makes few); 10% of
+ * switches go to the idle task, a switch-out leaves its task runnable
+ * (30%), sleeping (65%) or in D (5%). The thread mix is printed: the
+ * share of the events of the top 10 and top 100 threads.
  *
  * `rewrite` prints "bench_sync case=NAME rate=R" lines: timestamps per
  * second of CPU time, trace clock BOOTTIME (bundles copied unchanged) and
@@ -31,6 +40,9 @@
 #define SWITCHES 1000
 #define WAKINGS 500
 #define EVENTS 20
+#ifndef THREADS
+#define THREADS 2000
+#endif
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -53,6 +65,49 @@ static void packed_deltas(struct wbuf *b, uint32_t field, const uint64_t *t,
 	wbuf_field_packed(b, field, d, n);
 }
 
+/* Zipf(1) over THREADS ranks, each rank a tid (shuffled). */
+static double zipf_cdf[THREADS];
+static uint32_t zipf_tid[THREADS];
+static uint64_t tid_events[THREADS];
+
+static void zipf_init(void)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < THREADS; i++)
+		sum += 1.0 / (double)(i + 1);
+	for (i = 0; i < THREADS; i++) {
+		zipf_cdf[i] = (i ? zipf_cdf[i - 1] : 0) + 1.0 / (double)(i + 1) / sum;
+		zipf_tid[i] = (uint32_t)i;
+	}
+	for (i = THREADS - 1; i > 0; i--) {
+		size_t j = next_rand() % (i + 1);
+		uint32_t x = zipf_tid[i];
+
+		zipf_tid[i] = zipf_tid[j];
+		zipf_tid[j] = x;
+	}
+}
+
+/* A thread (index 0..THREADS) drawn from the Zipf distribution. */
+static uint32_t zipf_thread(void)
+{
+	double u = (double)(next_rand() >> 11) * 0x1.0p-53;
+	size_t lo = 0, hi = THREADS - 1;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (zipf_cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	tid_events[zipf_tid[lo]]++;
+	return zipf_tid[lo];
+}
+
 static void packed_fill(struct wbuf *b, uint32_t field, size_t n, uint64_t base,
 			uint64_t mod)
 {
@@ -64,17 +119,30 @@ static void packed_fill(struct wbuf *b, uint32_t field, size_t n, uint64_t base,
 	wbuf_field_packed(b, field, v, n);
 }
 
-/* One bundle of `cpu` whose events start at t0 (ns, BOOTTIME). */
+/* One bundle of `cpu` covering [t0, t0 + 12 ms) (ns, BOOTTIME). */
 static void bundle(struct wbuf *p, uint32_t cpu, uint64_t t0, uint64_t prev_end)
 {
-	static uint64_t sw[SWITCHES], wk[WAKINGS];
+	static uint64_t sw[SWITCHES], wk[WAKINGS], st[SWITCHES], pid[SWITCHES],
+		comm[SWITCHES], wpid[WAKINGS], wcomm[WAKINGS];
 	size_t m, c, i;
-	uint64_t t = t0;
 
-	for (i = 0; i < SWITCHES; i++)
-		sw[i] = t += 2000 + next_rand() % 20000;
-	for (i = 0, t = t0; i < WAKINGS; i++)
-		wk[i] = t += 4000 + next_rand() % 40000;
+	for (i = 0; i < SWITCHES; i++) {
+		uint64_t r = next_rand() % 100;
+		uint32_t th = r < 10 ? 0 : zipf_thread();
+
+		sw[i] = t0 + i * 12000 + next_rand() % 12000;
+		pid[i] = r < 10 ? 0 : 1000 + th;
+		comm[i] = pid[i] ? th % 40 : 0;
+		r = next_rand() % 100;
+		st[i] = r < 30 ? 0 : r < 95 ? 1 : 2;
+	}
+	for (i = 0; i < WAKINGS; i++) {
+		uint32_t th = zipf_thread();
+
+		wk[i] = t0 + i * 24000 + next_rand() % 24000;
+		wpid[i] = 1000 + th;
+		wcomm[i] = th % 40;
+	}
 	p->len = 0;
 	m = wbuf_begin_len(p, 1);
 	wbuf_field_varint(p, 1, cpu);
@@ -92,21 +160,21 @@ static void bundle(struct wbuf *p, uint32_t cpu, uint64_t t0, uint64_t prev_end)
 	}
 	c = wbuf_begin_len(p, 4);
 	for (i = 0; i < 40; i++) {
-		char comm[16];
-		int n = snprintf(comm, sizeof(comm), "task-%zu", i);
+		char name[16];
+		int n = snprintf(name, sizeof(name), "task-%zu", i);
 
-		wbuf_field_bytes(p, 5, comm, (size_t)n);
+		wbuf_field_bytes(p, 5, name, (size_t)n);
 	}
 	packed_deltas(p, 1, sw, SWITCHES);
-	packed_fill(p, 2, SWITCHES, 0, 2);
-	packed_fill(p, 3, SWITCHES, 1000, 30000);
+	wbuf_field_packed(p, 2, st, SWITCHES);
+	wbuf_field_packed(p, 3, pid, SWITCHES);
 	packed_fill(p, 4, SWITCHES, 100, 40);
-	packed_fill(p, 6, SWITCHES, 0, 40);
+	wbuf_field_packed(p, 6, comm, SWITCHES);
 	packed_deltas(p, 7, wk, WAKINGS);
-	packed_fill(p, 8, WAKINGS, 1000, 30000);
+	wbuf_field_packed(p, 8, wpid, WAKINGS);
 	packed_fill(p, 9, WAKINGS, 0, CPUS);
 	packed_fill(p, 10, WAKINGS, 100, 40);
-	packed_fill(p, 11, WAKINGS, 0, 40);
+	wbuf_field_packed(p, 11, wcomm, WAKINGS);
 	packed_fill(p, 12, WAKINGS, 0, 1);
 	wbuf_end_len(p, c);
 	wbuf_field_varint(p, 10, prev_end);
@@ -145,6 +213,35 @@ static int put(FILE *f, const struct wbuf *p)
 	       fwrite(p->p, 1, p->len, f) == p->len ? 0 : -1;
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* What was written and the thread mix of the switch-ins and wakings. */
+static void print_mix(uint64_t written, uint64_t bundles)
+{
+	uint64_t total = 0, top10 = 0, top100 = 0;
+	size_t i, used = 0;
+
+	qsort(tid_events, THREADS, sizeof(*tid_events), cmp_desc);
+	for (i = 0; i < THREADS; i++) {
+		total += tid_events[i];
+		top10 += i < 10 ? tid_events[i] : 0;
+		top100 += i < 100 ? tid_events[i] : 0;
+		used += tid_events[i] != 0;
+	}
+	printf("bench_sync gen bytes=%llu bundles=%llu events=%llu threads=%zu "
+	       "dist=zipf1 top10_share=%.2f top100_share=%.2f "
+	       "cpu_bundles_overlap=no\n",
+	       (unsigned long long)written, (unsigned long long)bundles,
+	       (unsigned long long)(bundles * (SWITCHES + WAKINGS + EVENTS)),
+	       used, total ? (double)top10 / (double)total : 0,
+	       total ? (double)top100 / (double)total : 0);
+}
+
 static int gen(const char *size_arg, const char *out)
 {
 	struct wbuf p = { 0 };
@@ -170,9 +267,9 @@ static int gen(const char *size_arg, const char *out)
 				break;
 			written += p.len + 4;
 		}
-		/* each CPU's bundle covers ~12 ms after the previous round */
-		bundle(&p, cpu, boot + cpu * 1000, prev_end[cpu]);
-		prev_end[cpu] = boot + 11000000;
+		/* each CPU's bundle covers the round's 12 ms */
+		bundle(&p, cpu, boot, prev_end[cpu]);
+		prev_end[cpu] = boot + 12000000;
 		if (put(f, &p))
 			break;
 		written += p.len + 4;
@@ -202,8 +299,7 @@ static int gen(const char *size_arg, const char *out)
 		perror(out);
 		return 1;
 	}
-	printf("bench_sync gen bytes=%llu bundles=%llu\n",
-	       (unsigned long long)written, (unsigned long long)k);
+	print_mix(written, k);
 	return 0;
 }
 
@@ -258,6 +354,7 @@ int main(int argc, char **argv)
 {
 	long n = 2000;
 
+	zipf_init();
 	if (argc == 4 && !strcmp(argv[1], "gen"))
 		return gen(argv[2], argv[3]);
 	if (argc >= 2 && !strcmp(argv[1], "rewrite")) {
