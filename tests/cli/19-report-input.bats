@@ -33,6 +33,16 @@ lost_trace() {
 	[ "${lines[1]}" = "Losses: none recorded." ]
 }
 
+@test "report: an event at the largest time ends (the merge once looped)" {
+	"$TOOLS/gentrace" -o "$TMP/max.pb" <<-'EOF2'
+	bundle cpu=0 seq=2 switch=1000,2000
+	bundle cpu=1 seq=3 switch=9223372036854775807
+	EOF2
+	run timeout 20 "$BTR" report --json "$TMP/max.pb"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.events == 3'
+}
+
 @test "report: an empty trace is an error with a clear message" {
 	: >"$TMP/empty.pb"
 	run "$BTR" report "$TMP/empty.pb"

@@ -39,7 +39,6 @@ void decoder_free(struct decoder *d)
 	free(d->sw.v);
 	free(d->wk.v);
 	free(d->reg.v);
-	free(d->out.v);
 	free(d->intern);
 }
 
@@ -48,18 +47,28 @@ static int run_reserve(struct run *r, size_t n)
 	return grow_array((void **)&r->v, &r->cap, n, sizeof(*r->v), 1024);
 }
 
-/* The varint at *p, moving *p past it; false at the end or when bad. */
+/* The varint at *p, moving *p past it; false at the end or when bad.
+ * One- and two-byte varints (most times, pids and indexes of a bundle)
+ * are read inline. */
 static inline bool vnext(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
+	const uint8_t *q = *p;
 	size_t n;
 
-	if (*p < end && **p < 0x80) {
-		*v = **p;
-		(*p)++;
-		return true;
+	if (end - q >= 2) {
+		if (q[0] < 0x80) {
+			*v = q[0];
+			*p = q + 1;
+			return true;
+		}
+		if (q[1] < 0x80) {
+			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+			*p = q + 2;
+			return true;
+		}
 	}
-	n = wire_get_varint(*p, end, v);
-	*p += n;
+	n = wire_get_varint(q, end, v);
+	*p = q + n;
 	return n != 0;
 }
 
@@ -304,46 +313,13 @@ static void run_sort(struct run *r)
 		qsort(r->v, r->n, sizeof(*r->v), cmp_rev);
 }
 
-/* Merges the three runs into d->out, in time order. */
-static int merge_runs(struct decoder *d)
-{
-	struct run *in[3] = { &d->sw, &d->wk, &d->reg };
-	size_t pos[3] = { 0, 0, 0 }, total = 0, k;
-
-	for (k = 0; k < 3; k++) {
-		run_sort(in[k]);
-		total += in[k]->n;
-	}
-	if (run_reserve(&d->out, total))
-		return -ENOMEM;
-	d->out.n = 0;
-	while (d->out.n < total) {
-		size_t best = 3;
-
-		for (k = 0; k < 3; k++)
-			if (pos[k] < in[k]->n &&
-			    (best == 3 ||
-			     in[k]->v[pos[k]].ts < in[best]->v[pos[best]].ts))
-				best = k;
-		/* copy the best run while it stays ahead of the others */
-		do {
-			d->out.v[d->out.n++] = in[best]->v[pos[best]++];
-		} while (pos[best] < in[best]->n &&
-			 (best == 0 || pos[0] >= in[0]->n ||
-			  in[best]->v[pos[best]].ts < in[0]->v[pos[0]].ts) &&
-			 (best == 1 || pos[1] >= in[1]->n ||
-			  in[best]->v[pos[best]].ts < in[1]->v[pos[1]].ts) &&
-			 (best == 2 || pos[2] >= in[2]->n ||
-			  in[best]->v[pos[best]].ts < in[2]->v[pos[2]].ts));
-	}
-	return 0;
-}
-
 static int bundle(struct decoder *d, const struct wire_field *bf,
 		  uint32_t machine, struct decoded *out, const char **why)
 {
 	struct wire_reader r;
 	struct wire_field f, cs = { 0 };
+	const struct rev *runs[3];
+	size_t n[3];
 	bool has_cs = false;
 	long qi;
 	int rc, e;
@@ -378,10 +354,17 @@ static int bundle(struct decoder *d, const struct wire_field *bf,
 	}
 	if (!d->sw.n && !d->wk.n && !d->reg.n)
 		return 0;
-	if (merge_runs(d))
-		return -ENOMEM;
+	run_sort(&d->sw);
+	run_sort(&d->wk);
+	run_sort(&d->reg);
+	runs[0] = d->sw.v;
+	runs[1] = d->wk.v;
+	runs[2] = d->reg.v;
+	n[0] = d->sw.n;
+	n[1] = d->wk.n;
+	n[2] = d->reg.n;
 	qi = merge_queue(d->merge, machine, out->sb.cpu);
-	if (qi < 0 || merge_push(d->merge, (size_t)qi, d->out.v, d->out.n))
+	if (qi < 0 || merge_push(d->merge, (size_t)qi, runs, n, 3))
 		return -ENOMEM;
 	return 0;
 }

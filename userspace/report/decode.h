@@ -34,7 +34,7 @@ struct decoder {
 	struct names *names;
 	struct merge *merge;
 	struct model *model;
-	struct run sw, wk, reg, out;  /* scratch */
+	struct run sw, wk, reg;       /* scratch: the bundle's three runs */
 	uint32_t *intern;             /* the bundle's comm ids */
 	size_t nintern, capintern;
 	char machine_name[64];        /* the host's SystemInfo name */

@@ -5,6 +5,7 @@
 #include "report/hist.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static unsigned bucket(uint64_t v)
 {
@@ -31,27 +32,58 @@ static void bounds(unsigned i, uint64_t *lo, uint64_t *hi)
 	*hi = *lo + ((uint64_t)1 << (e - 3u)) - 1u;
 }
 
-void hist_add(struct hist *h, uint64_t v)
+/* Moves h to 32-bit counters for every bucket. */
+static int grow(struct hist *h)
+{
+	unsigned i;
+
+	h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
+	if (!h->b)
+		return -1;
+	for (i = 0; i < HIST_SMALL; i++)
+		h->b[i] = h->s[i];
+	return 0;
+}
+
+static uint32_t count(const struct hist *h, unsigned i)
+{
+	if (h->b)
+		return h->b[i];
+	return i < HIST_SMALL ? h->s[i] : 0;
+}
+
+int hist_add(struct hist *h, uint64_t v)
 {
 	unsigned i = bucket(v);
 
-	if (h->b[i] != UINT32_MAX)
+	if (h->b) {
+		if (h->b[i] != UINT32_MAX)
+			h->b[i]++;
+	} else if (i < HIST_SMALL && h->s[i] != UINT8_MAX) {
+		h->s[i]++;
+	} else {
+		if (grow(h))
+			return -1;
 		h->b[i]++;
+	}
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
 	h->n++;
+	return 0;
 }
 
-void hist_merge(struct hist *dst, const struct hist *src)
+int hist_merge(struct hist *dst, const struct hist *src)
 {
 	unsigned i;
 
 	if (!src->n)
-		return;
+		return 0;
+	if (!dst->b && grow(dst))
+		return -1;
 	for (i = 0; i < HIST_BUCKETS; i++) {
-		uint64_t s = (uint64_t)dst->b[i] + src->b[i];
+		uint64_t s = (uint64_t)dst->b[i] + count(src, i);
 
 		dst->b[i] = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 	}
@@ -60,6 +92,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	if (src->max > dst->max)
 		dst->max = src->max;
 	dst->n += src->n;
+	return 0;
 }
 
 uint64_t hist_percentile(const struct hist *h, double p)
@@ -73,7 +106,7 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	if (rank < 1)
 		rank = 1;
 	for (i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->b[i];
+		seen += count(h, i);
 		if (seen >= rank)
 			break;
 	}
@@ -86,4 +119,10 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	if (mid > h->max)
 		mid = h->max;
 	return mid;
+}
+
+void hist_release(struct hist *h)
+{
+	free(h->b);
+	h->b = NULL;
 }

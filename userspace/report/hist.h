@@ -1,26 +1,39 @@
 /* Fixed-size log-linear histogram of durations (ns) for latency
  * percentiles: values below 16 ns exactly, above that 8 buckets per power
- * of two (each within 1/8 of its value), 496 32-bit counters in all, so
- * memory does not grow with the number of samples. A percentile is the
- * middle of the bucket that holds it, clamped to the exact minimum and
- * maximum, so it is within 6.25% of the true sample. */
+ * of two (each within 1/8 of its value), 496 buckets in all, so memory
+ * does not grow with the number of samples. A percentile is the middle of
+ * the bucket that holds it, clamped to the exact minimum and maximum, so
+ * it is within 6.25% of the true sample.
+ *
+ * A histogram starts small: 8-bit counters for the first HIST_SMALL
+ * buckets (values below 2^33 ns, 8.6 s), 280 bytes, so that thousands of
+ * threads' histograms stay in the CPU's caches. The first count that
+ * would pass 255, or a value past those buckets, moves it to 32-bit
+ * counters for every bucket (2 KB, allocated then); the counts are the
+ * same either way. */
 #ifndef BTR_REPORT_HIST_H
 #define BTR_REPORT_HIST_H
 
 #include <stdint.h>
 
 #define HIST_BUCKETS 496
+#define HIST_SMALL 248
 
 struct hist {
-	uint32_t b[HIST_BUCKETS];
 	uint64_t n, min, max;
+	uint32_t *b;              /* HIST_BUCKETS counters; NULL: small */
+	uint8_t s[HIST_SMALL];    /* while small: buckets below HIST_SMALL */
 };
 
-void hist_add(struct hist *h, uint64_t v);
-/* Adds every sample of src to dst. */
-void hist_merge(struct hist *dst, const struct hist *src);
+/* Returns 0, or -1 when out of memory (h unchanged). */
+int hist_add(struct hist *h, uint64_t v);
+/* Adds every sample of src to dst (dst becomes big); 0 or -1 (out of
+ * memory). */
+int hist_merge(struct hist *dst, const struct hist *src);
 /* The p-th percentile (0 < p <= 100): the smallest bucket holding the
  * ceil(p/100 * n)-th sample. 0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
+/* Frees the big counters (the struct itself stays the caller's). */
+void hist_release(struct hist *h);
 
 #endif

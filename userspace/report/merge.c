@@ -59,7 +59,8 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 		m->capq = cap;
 	}
 	m->q[m->nq] = (struct cpu_queue){ .machine = machine, .cpu = cpu,
-					  .last = INT64_MIN };
+					  .last = INT64_MIN,
+					  .head_ts = INT64_MAX };
 	*qi = (uint32_t)m->nq;
 	return (long)m->nq++;
 }
@@ -86,33 +87,69 @@ static int reserve(struct cpu_queue *q, size_t n)
 	return 0;
 }
 
-int merge_push(struct merge *m, size_t qi, const struct rev *v, size_t n)
+/* Appends e to q's ring at pos (masked), at q->last or later, and not
+ * before what was handed out already. */
+static inline void put(struct merge *m, struct cpu_queue *q, size_t pos,
+		       const struct rev *e)
+{
+	struct rev *d = &q->v[pos & (q->cap - 1)];
+
+	*d = *e;
+	if (d->ts < q->last) {
+		d->ts = q->last;
+		m->reordered++;
+	}
+	if (d->ts < m->released) { /* its turn has passed */
+		d->ts = m->released;
+		m->reordered++;
+	}
+	q->last = d->ts;
+}
+
+/* The time of run r's next event, INT64_MAX when it has none. */
+static inline int64_t next_ts(const struct rev *const *v, const size_t *n,
+			      const size_t *pos, size_t r)
+{
+	return pos[r] < n[r] ? v[r][pos[r]].ts : INT64_MAX;
+}
+
+int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
+	       const size_t *n, size_t k)
 {
 	struct cpu_queue *q = &m->q[qi];
-	size_t i, mask, pos;
+	const struct rev *rv[MERGE_MAX_RUNS] = { 0 };
+	size_t rn[MERGE_MAX_RUNS] = { 0 }, pos[MERGE_MAX_RUNS] = { 0 };
+	size_t total = 0, start, i, r;
+	int64_t t[MERGE_MAX_RUNS];
 
-	if (!n)
-		return 0;
-	if (reserve(q, n))
-		return -1;
-	mask = q->cap - 1;
-	pos = q->head + q->n;
-	for (i = 0; i < n; i++) {
-		struct rev *d = &q->v[(pos + i) & mask];
-
-		*d = v[i];
-		if (d->ts < q->last) {
-			d->ts = q->last;
-			m->reordered++;
-		}
-		if (d->ts < m->released) { /* its turn has passed */
-			d->ts = m->released;
-			m->reordered++;
-		}
-		q->last = d->ts;
+	for (r = 0; r < k && r < MERGE_MAX_RUNS; r++) {
+		rv[r] = v[r];
+		rn[r] = n[r];
+		total += n[r];
 	}
-	q->n += n;
-	m->pending += n;
+	if (!total)
+		return 0;
+	if (reserve(q, total))
+		return -1;
+	for (r = 0; r < MERGE_MAX_RUNS; r++)
+		t[r] = next_ts(rv, rn, pos, r);
+	start = q->head + q->n;
+	for (i = 0; i < total; i++) {
+		/* the earliest next event, the first run on ties; without
+		 * branches, as which run comes next is not predictable */
+		size_t b = t[1] < t[0];
+		int64_t bt = b ? t[1] : t[0];
+
+		b = t[2] < bt ? 2 : b;
+		if (pos[b] >= rn[b]) /* a time of INT64_MAX: the first run left */
+			for (b = 0; pos[b] >= rn[b]; b++)
+				;
+		put(m, q, start + i, &rv[b][pos[b]++]);
+		t[b] = next_ts(rv, rn, pos, b);
+	}
+	q->n += total;
+	q->head_ts = q->v[q->head].ts;
+	m->pending += total;
 	if (q->last > m->max_ts)
 		m->max_ts = q->last;
 	return 0;
@@ -137,27 +174,26 @@ static int64_t watermark(const struct merge *m)
 void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
 {
 	int64_t wm = all ? INT64_MAX : watermark(m);
+	struct merge_run runs[MERGE_BATCH];
+	size_t nruns = 0;
 
 	while (m->pending) {
 		int64_t best = INT64_MAX, second = INT64_MAX, stop;
 		size_t i, bi = 0;
 		struct cpu_queue *q;
 
+		/* without branches: which queue is next is not predictable */
 		for (i = 0; i < m->nq; i++) {
-			const struct cpu_queue *c = &m->q[i];
-			int64_t t;
+			int64_t t = m->q[i].head_ts;
+			bool lt = t < best;
 
-			if (!c->n)
-				continue;
-			t = c->v[c->head].ts;
-			if (t < best) {
-				second = best;
-				best = t;
-				bi = i;
-			} else if (t < second) {
-				second = t;
-			}
+			second = lt ? best : (t < second ? t : second);
+			bi = lt ? i : bi;
+			best = lt ? t : best;
 		}
+		if (!m->q[bi].n) /* every head at INT64_MAX: the first queue */
+			for (bi = 0; !m->q[bi].n; bi++)
+				;
 		if (best > wm && m->pending <= MERGE_MAX_PENDING)
 			break;
 		/* over the cap: the oldest go whatever the watermark */
@@ -166,13 +202,29 @@ void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
 		if (stop < best)
 			stop = best;
 		q = &m->q[bi];
+		/* the run up to stop, cut where the ring wraps */
 		do {
-			if (q->v[q->head].ts > m->released)
-				m->released = q->v[q->head].ts;
-			fn(ctx, q, bi, &q->v[q->head]);
-			q->head = (q->head + 1) & (q->cap - 1);
-			q->n--;
-			m->pending--;
+			size_t n = 1, lim = q->cap - q->head;
+
+			if (lim > q->n)
+				lim = q->n;
+			while (n < lim && q->v[q->head + n].ts <= stop)
+				n++;
+			/* a queue's times only grow: its last is the latest */
+			if (q->v[q->head + n - 1].ts > m->released)
+				m->released = q->v[q->head + n - 1].ts;
+			if (nruns == MERGE_BATCH) {
+				fn(ctx, runs, nruns);
+				nruns = 0;
+			}
+			runs[nruns++] = (struct merge_run){ q, bi, &q->v[q->head],
+							    n };
+			q->head = (q->head + n) & (q->cap - 1);
+			q->n -= n;
+			m->pending -= n;
 		} while (q->n && q->v[q->head].ts <= stop);
+		q->head_ts = q->n ? q->v[q->head].ts : INT64_MAX;
 	}
+	if (nruns)
+		fn(ctx, runs, nruns);
 }

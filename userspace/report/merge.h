@@ -34,6 +34,7 @@ struct cpu_queue {
 	struct rev *v;       /* ring of cap (a power of two) events */
 	size_t head, n, cap;
 	int64_t last;        /* time of the latest event queued */
+	int64_t head_ts;     /* time of the first event, INT64_MAX: empty */
 	uint32_t machine, cpu;
 };
 
@@ -48,8 +49,18 @@ struct merge {
 	uint64_t reordered;  /* events earlier than their CPU's last one */
 };
 
-typedef void (*merge_fn)(void *ctx, const struct cpu_queue *q, size_t qi,
-			 const struct rev *e);
+/* Events e[0..n) of queue qi. */
+struct merge_run {
+	const struct cpu_queue *q;
+	size_t qi;
+	const struct rev *e;
+	size_t n;
+};
+
+/* The next runs[0..n) in global time order (the events stay valid until
+ * the next merge_push). */
+#define MERGE_BATCH 256
+typedef void (*merge_fn)(void *ctx, const struct merge_run *runs, size_t n);
 
 void merge_init(struct merge *m);
 void merge_free(struct merge *m);
@@ -58,11 +69,16 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu);
 /* CPUs 0..ncpus-1 of machine exist (SystemInfo.num_cpus): the watermark
  * waits for each. Returns 0 or -1 (out of memory). */
 int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus);
-/* Queues events v[0..n) (in time order) of queue qi. An event earlier
- * than the queue's last one is queued at that time (counted in
+/* Queues the events of k (at most MERGE_MAX_RUNS) runs v[r][0..n[r]),
+ * each in time order, into queue qi, merged in time order (on equal
+ * times the earlier run first). An event earlier than the queue's last
+ * one, or than the latest handed out, is queued at that time (counted in
  * reordered). Returns 0 or -1 (out of memory). */
-int merge_push(struct merge *m, size_t qi, const struct rev *v, size_t n);
-/* Hands out what the watermark allows; everything with all = true. */
+#define MERGE_MAX_RUNS 3
+int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
+	       const size_t *n, size_t k);
+/* Hands out what the watermark allows, in batches of runs of one queue's
+ * events; everything with all = true. */
 void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx);
 
 #endif

@@ -15,47 +15,132 @@ void model_init(struct model *m, const struct model_opts *o)
 
 void model_free(struct model *m)
 {
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < m->nthr; i++)
-		free(m->thr[i].hist);
+	for (i = 0; i < m->nthr; i++) {
+		if (m->hot[i].lat)
+			hist_release(&m->hot[i].lat->h);
+		free(m->hot[i].lat);
+	}
+	for (i = 0; i < TID_MACHINES; i++) {
+		if (!m->direct[i])
+			continue;
+		for (j = 0; j < 1u << (TID_BITS - TID_PAGE_BITS); j++)
+			free(m->direct[i]->page[j]);
+		free(m->direct[i]);
+	}
 	free(m->thr);
+	free(m->hot);
 	hmap_free(&m->idx);
 	free(m->cpu);
 	memset(m, 0, sizeof(*m));
 }
 
-static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)
+/* A new thread; its index, or UINT32_MAX when out of memory. */
+static uint32_t thread_new(struct model *m, uint32_t machine, int32_t tid)
+{
+	size_t cap = m->capthr;
+	struct thread_hot *h;
+	struct thread *t;
+
+	if (m->nthr == m->capthr) {
+		cap = cap ? cap * 2 : 1024;
+		t = realloc(m->thr, cap * sizeof(*m->thr));
+		if (t)
+			m->thr = t; /* bigger, even if hot fails */
+		h = t ? realloc(m->hot, cap * sizeof(*m->hot)) : NULL;
+		if (!h) {
+			m->oom = true;
+			return UINT32_MAX;
+		}
+		m->hot = h;
+		m->capthr = cap;
+	}
+	t = &m->thr[m->nthr];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->tgid = -1;
+	t->machine = machine;
+	m->hot[m->nthr] = (struct thread_hot){ .waker = -1, .last_cpu = -1 };
+	return (uint32_t)m->nthr++;
+}
+
+/* The slot of (machine, tid) in the direct table, allocating its page;
+ * NULL when the key is not for the table or out of memory. */
+static uint32_t *direct_slot(struct model *m, uint32_t machine, int32_t tid)
+{
+	struct tid_pages *d;
+	uint32_t **pg;
+
+	if (machine >= TID_MACHINES || (uint32_t)tid >= 1u << TID_BITS)
+		return NULL;
+	d = m->direct[machine];
+	if (!d && !(d = m->direct[machine] = calloc(1, sizeof(*d)))) {
+		m->oom = true;
+		return NULL;
+	}
+	pg = &d->page[(uint32_t)tid >> TID_PAGE_BITS];
+	if (!*pg && !(*pg = calloc(1u << TID_PAGE_BITS, sizeof(**pg)))) {
+		m->oom = true;
+		return NULL;
+	}
+	return &(*pg)[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)];
+}
+
+/* thread_idx for a thread not in the direct table yet, or not for it. */
+static uint32_t thread_idx_slow(struct model *m, uint32_t machine, int32_t tid)
 {
 	uint64_t key = (uint64_t)machine << 32 | (uint32_t)tid;
-	struct thread *t;
-	uint32_t *i;
+	uint32_t *slot = direct_slot(m, machine, tid), *i, n;
 	bool added;
 
+	if (slot) {
+		if (*slot)
+			return *slot - 1;
+		n = thread_new(m, machine, tid);
+		if (n != UINT32_MAX)
+			*slot = n + 1;
+		return n;
+	}
+	if (m->oom)
+		return UINT32_MAX;
 	i = hmap_insert(&m->idx, &key, &added);
 	if (!i) {
 		m->oom = true;
-		return NULL;
+		return UINT32_MAX;
 	}
 	if (!added)
-		return &m->thr[*i];
-	if (grow_array((void **)&m->thr, &m->capthr, m->nthr + 1,
-		       sizeof(*m->thr), 1024)) {
+		return *i;
+	n = thread_new(m, machine, tid);
+	if (n == UINT32_MAX)
 		hmap_remove(&m->idx, &key);
-		m->oom = true;
-		return NULL;
-	}
-	*i = (uint32_t)m->nthr;
-	t = &m->thr[m->nthr++];
-	memset(t, 0, sizeof(*t));
-	{
-		t->tid = tid;
-		t->tgid = -1;
-		t->machine = machine;
-		t->waker = -1;
-		t->last_cpu = -1;
-	}
-	return t;
+	else
+		*i = n;
+	return n;
+}
+
+/* The index of thread (machine, tid), added when new; UINT32_MAX when out
+ * of memory. A thread already in the direct table takes two loads. */
+static inline uint32_t thread_idx(struct model *m, uint32_t machine,
+				  int32_t tid)
+{
+	const struct tid_pages *d;
+	const uint32_t *pg;
+	uint32_t v;
+
+	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS &&
+	    (d = m->direct[machine]) &&
+	    (pg = d->page[(uint32_t)tid >> TID_PAGE_BITS]) &&
+	    (v = pg[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)]))
+		return v - 1;
+	return thread_idx_slow(m, machine, tid);
+}
+
+static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)
+{
+	uint32_t i = thread_idx(m, machine, tid);
+
+	return i == UINT32_MAX ? NULL : &m->thr[i];
 }
 
 /* The part of [a, b) inside the window. */
@@ -86,13 +171,13 @@ static enum tstate state_of(uint16_t prev_state)
 	return TS_OTHER;
 }
 
-static void note_waker(struct thread *t, int32_t waker)
+static void note_waker(struct waker_slot *wk, int32_t waker)
 {
-	struct waker_slot *min = &t->wk[0];
+	struct waker_slot *min = &wk[0];
 	int i;
 
 	for (i = 0; i < WAKER_SLOTS; i++) {
-		struct waker_slot *s = &t->wk[i];
+		struct waker_slot *s = &wk[i];
 
 		if (s->count && s->tid == waker) {
 			s->count++;
@@ -109,49 +194,52 @@ static void note_waker(struct thread *t, int32_t waker)
 	*min = (struct waker_slot){ waker, min->count + 1 };
 }
 
-/* Ends t's current state at ts; switch_in when it ends by running on the
- * CPU of queue qi. */
-static void close_state(struct model *m, struct thread *t, int64_t ts,
+/* Ends thread i's current state at ts; switch_in when it ends by running
+ * on the CPU of queue qi. */
+static void close_state(struct model *m, uint32_t i, int64_t ts,
 			bool switch_in, size_t qi)
 {
+	struct thread_hot *h = &m->hot[i];
+	struct lat *l;
 	uint64_t d;
 
-	switch (t->state) {
+	switch (h->state) {
 	case TS_R:
 	case TS_RP:
 		if (!switch_in || !in_window(m, ts) || !m->cpu[qi].selected ||
-		    ts < t->since)
+		    ts < h->since)
 			break;
-		d = (uint64_t)(ts - t->since);
-		if (!t->hist && !(t->hist = calloc(1, sizeof(*t->hist)))) {
+		d = (uint64_t)(ts - h->since);
+		l = h->lat;
+		if ((!l && !(l = h->lat = calloc(1, sizeof(*l)))) ||
+		    hist_add(&l->h, d)) {
 			m->oom = true;
 			break;
 		}
-		hist_add(t->hist, d);
-		t->lat_sum += d;
-		if (d >= t->lat_max) {
-			t->lat_max = d;
-			t->lat_max_ts = ts;
+		l->sum += d;
+		if (d >= l->max) {
+			l->max = d;
+			l->max_ts = ts;
 		}
-		if (t->waker >= 0)
-			note_waker(t, t->waker);
+		if (h->waker >= 0)
+			note_waker(l->wk, h->waker);
 		break;
 	case TS_S:
-		t->off_s += clip(m, t->since, ts);
+		h->off_s += clip(m, h->since, ts);
 		break;
 	case TS_D:
-		t->off_d += clip(m, t->since, ts);
+		h->off_d += clip(m, h->since, ts);
 		break;
 	default:
 		break;
 	}
-	t->waker = -1;
+	h->waker = -1;
 }
 
-static void open_state(struct thread *t, enum tstate s, int64_t ts)
+static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 {
-	t->state = (uint8_t)s;
-	t->since = ts;
+	h->state = (uint8_t)s;
+	h->since = ts;
 }
 
 static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
@@ -160,9 +248,11 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 	struct cpu_stat *c = &m->cpu[qi];
 	bool full = e->kind == REV_SWITCH_FULL;
 	int32_t prev = full ? e->pid2 : c->cur;
-	struct thread *t;
+	bool counted = in_window(m, e->ts) && c->selected;
+	struct thread_hot *h;
+	uint32_t i;
 
-	if (in_window(m, e->ts) && c->selected)
+	if (counted)
 		c->switches++;
 	if (full && c->known && prev != c->cur)
 		c->mismatched++;
@@ -175,45 +265,52 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 			else
 				c->idle += d;
 		}
-		if (c->cur && c->selected && (t = thread_of(m, q->machine, c->cur)))
-			t->cpu_ns += d;
+		if (c->cur && c->selected && c->cur_i != UINT32_MAX)
+			m->hot[c->cur_i].cpu_ns += d;
 	}
 	if ((c->known || full) && prev) {
 		enum tstate s = state_of(e->state);
 
-		t = thread_of(m, q->machine, prev);
-		if (t) {
-			close_state(m, t, e->ts, false, qi);
-			open_state(t, s, e->ts);
-			if (in_window(m, e->ts) && c->selected) {
-				if (s == TS_R || s == TS_RP)
-					t->invol++;
-				else
-					t->vol++;
+		i = c->known && prev == c->cur ? c->cur_i :
+			thread_idx(m, q->machine, prev);
+		if (i != UINT32_MAX) {
+			close_state(m, i, e->ts, false, qi);
+			h = &m->hot[i];
+			open_state(h, s, e->ts);
+			if (counted) {
+				if (s == TS_R || s == TS_RP) {
+					if (!++h->invol)
+						m->thr[i].invol += 1ull << 32;
+				} else if (!++h->vol) {
+					m->thr[i].vol += 1ull << 32;
+				}
 			}
 		}
 	}
 	c->known = true;
 	c->cur = e->pid;
 	c->since = e->ts;
-	if (!e->pid || !(t = thread_of(m, q->machine, e->pid)))
+	c->cur_i = UINT32_MAX;
+	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
 		return;
-	close_state(m, t, e->ts, true, qi);
-	open_state(t, TS_RUNNING, e->ts);
-	if (t->last_cpu >= 0 && (size_t)t->last_cpu != qi &&
-	    in_window(m, e->ts) && c->selected)
+	c->cur_i = i;
+	close_state(m, i, e->ts, true, qi);
+	h = &m->hot[i];
+	open_state(h, TS_RUNNING, e->ts);
+	if (h->last_cpu >= 0 && (size_t)h->last_cpu != qi && counted)
 		c->migrations_in++;
-	t->last_cpu = (int32_t)qi;
+	h->last_cpu = (int32_t)qi;
 	if (e->name)
-		t->name = e->name;
+		m->hot[i].name = e->name;
 }
 
 static void on_waking(struct model *m, const struct cpu_queue *q, size_t qi,
 		      const struct rev *e)
 {
 	struct cpu_stat *c = &m->cpu[qi];
+	struct thread_hot *h;
 	int32_t waker;
-	struct thread *t;
+	uint32_t i;
 
 	if (e->kind == REV_WAKING) {
 		if (!c->known) {
@@ -225,22 +322,24 @@ static void on_waking(struct model *m, const struct cpu_queue *q, size_t qi,
 	} else {
 		waker = e->pid2;
 	}
-	if (!e->pid || !(t = thread_of(m, q->machine, e->pid)))
+	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
 		return;
-	if (e->name && !t->name)
-		t->name = e->name;
-	if (t->state == TS_RUNNING || t->state == TS_R || t->state == TS_RP)
+	if (e->name && !m->hot[i].name)
+		m->hot[i].name = e->name;
+	h = &m->hot[i];
+	if (h->state == TS_RUNNING || h->state == TS_R || h->state == TS_RP)
 		return;
-	close_state(m, t, e->ts, false, qi);
-	open_state(t, TS_R, e->ts);
-	t->waker = waker;
+	close_state(m, i, e->ts, false, qi);
+	open_state(h, TS_R, e->ts);
+	h->waker = waker;
 }
 
 static void on_newtask(struct model *m, const struct cpu_queue *q,
 		       const struct rev *e)
 {
-	struct thread *parent, *t;
+	struct thread *parent;
 	int32_t tgid = e->pid;
+	uint32_t i;
 
 	if (!e->pid)
 		return;
@@ -248,15 +347,15 @@ static void on_newtask(struct model *m, const struct cpu_queue *q,
 		parent = thread_of(m, q->machine, e->pid2);
 		tgid = parent && parent->tgid >= 0 ? parent->tgid : e->pid2;
 	}
-	t = thread_of(m, q->machine, e->pid);
-	if (!t)
+	i = thread_idx(m, q->machine, e->pid);
+	if (i == UINT32_MAX)
 		return;
-	t->tgid = tgid;
+	m->thr[i].tgid = tgid;
 	if (e->name)
-		t->name = e->name;
-	close_state(m, t, e->ts, false, 0);
-	open_state(t, TS_R, e->ts);
-	t->waker = e->pid2;
+		m->hot[i].name = e->name;
+	close_state(m, i, e->ts, false, 0);
+	open_state(&m->hot[i], TS_R, e->ts);
+	m->hot[i].waker = e->pid2;
 }
 
 static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
@@ -277,10 +376,12 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
 }
 
-void model_event(struct model *m, const struct cpu_queue *q, size_t qi,
-		 const struct rev *e)
+/* Events e[0..n) of queue qi (its machine and CPU in q). */
+static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
+		       const struct rev *e, size_t n)
 {
-	struct thread *t;
+	const struct rev *end = e + n;
+	uint32_t i;
 
 	if (!m->started) {
 		m->started = true;
@@ -289,60 +390,101 @@ void model_event(struct model *m, const struct cpu_queue *q, size_t qi,
 		m->to = m->o.has_to ? e->ts + m->o.to : INT64_MAX;
 	}
 	if (qi >= m->ncpu) {
-		size_t i;
+		size_t k;
 
 		/* queues are numbered as they appear: fill up to qi */
-		for (i = m->ncpu; i <= qi && !m->oom; i++)
-			grow_cpus(m, i, q - (qi - i));
+		for (k = m->ncpu; k <= qi && !m->oom; k++)
+			grow_cpus(m, k, q - (qi - k));
 		if (m->oom)
 			return;
 	}
-	m->last = e->ts;
-	m->events++;
-	switch (e->kind) {
-	case REV_SWITCH:
-	case REV_SWITCH_FULL:
-		on_switch(m, q, qi, e);
-		break;
-	case REV_WAKING:
-	case REV_WAKING_FULL:
-		on_waking(m, q, qi, e);
-		break;
-	case REV_NEWTASK:
-		on_newtask(m, q, e);
-		break;
-	case REV_RENAME:
-		if (e->pid && (t = thread_of(m, q->machine, e->pid)))
-			t->name = e->name;
-		break;
-	default:
-		break;
+	m->last = end[-1].ts;
+	m->events += n;
+	for (; e < end; e++) {
+		switch (e->kind) {
+		case REV_SWITCH:
+		case REV_SWITCH_FULL:
+			on_switch(m, q, qi, e);
+			break;
+		case REV_WAKING:
+		case REV_WAKING_FULL:
+			on_waking(m, q, qi, e);
+			break;
+		case REV_NEWTASK:
+			on_newtask(m, q, e);
+			break;
+		case REV_RENAME:
+			if (e->pid &&
+			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX)
+				m->hot[i].name = e->name;
+			break;
+		default:
+			break;
+		}
 	}
+}
+
+void model_events(struct model *m, const struct merge_run *runs, size_t n)
+{
+	size_t r;
+
+	for (r = 0; r < n && !m->oom; r++)
+		run_events(m, runs[r].q, runs[r].qi, runs[r].e, runs[r].n);
 }
 
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
 		       int32_t tgid, uint32_t name)
 {
-	struct thread *t;
+	uint32_t i;
 
-	if (!tid || !(t = thread_of(m, machine, tid)))
+	if (!tid || (i = thread_idx(m, machine, tid)) == UINT32_MAX)
 		return;
 	if (tgid > 0)
-		t->tgid = tgid;
+		m->thr[i].tgid = tgid;
 	if (name)
-		t->name = name;
+		m->hot[i].name = name;
 }
 
 const struct thread *model_find(const struct model *m, uint32_t machine,
 				int32_t tid)
 {
 	uint64_t key = (uint64_t)machine << 32 | (uint32_t)tid;
-	const uint32_t *i = hmap_find(&m->idx, &key);
+	const uint32_t *i;
 
+	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS) {
+		const struct tid_pages *d = m->direct[machine];
+		const uint32_t *pg = d ? d->page[(uint32_t)tid >> TID_PAGE_BITS] :
+				     NULL;
+		uint32_t v = pg ? pg[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)] :
+				  0;
+
+		return v ? &m->thr[v - 1] : NULL;
+	}
+	i = hmap_find(&m->idx, &key);
 	return i ? &m->thr[*i] : NULL;
 }
 
 void model_finish(struct model *m)
 {
-	(void)m; /* open slices and states have no length */
+	size_t i;
+
+	/* open slices and states have no length: only the sums move */
+	for (i = 0; i < m->nthr; i++) {
+		const struct thread_hot *h = &m->hot[i];
+		struct thread *t = &m->thr[i];
+
+		t->cpu_ns = h->cpu_ns;
+		t->off_s = h->off_s;
+		t->off_d = h->off_d;
+		t->vol += h->vol;
+		t->invol += h->invol;
+		t->name = h->name;
+		if (h->lat) {
+			t->hist = &h->lat->h;
+			t->lat_sum = h->lat->sum;
+			t->lat_max = h->lat->max;
+			t->lat_max_ts = h->lat->max_ts;
+			memcpy(t->wk, h->lat->wk, sizeof(t->wk));
+		}
+	}
 }

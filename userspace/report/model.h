@@ -20,7 +20,14 @@
  * open at its end has no length (dur -1 in trace_processor). With a time
  * window, intervals count for their part inside it and a latency when its
  * switch-in falls in it; with a CPU list, slices on those CPUs and
- * latencies of switch-ins there. */
+ * latencies of switch-ins there.
+ *
+ * For speed on traces of thousands of threads: a thread's index comes
+ * from a table by tid (two loads; the CPU keeps the index of the task it
+ * runs), what each event touches is one 64-byte line (struct
+ * thread_hot), its latencies a second allocation made at the first one
+ * (struct lat, with a small histogram: hist.h), and the rest (struct
+ * thread) is only filled in by model_finish for the tables. */
 #ifndef BTR_REPORT_MODEL_H
 #define BTR_REPORT_MODEL_H
 
@@ -48,26 +55,52 @@ struct blocked_slot {
 	uint64_t ns;          /* off-CPU time that followed it */
 };
 
+/* A thread's figures, read by the tables (rows.h) once model_finish has
+ * set them; while the model runs only tid, tgid, machine and the high
+ * halves of vol and invol live here. */
 struct thread {
-	int64_t since;        /* start of the current state */
+	struct hist *hist;    /* latencies; NULL: none */
+	uint64_t lat_sum, lat_max;
 	int64_t lat_max_ts;   /* when the longest latency ended */
-	uint64_t cpu_ns, off_s, off_d, lat_sum, lat_max;
-	uint64_t vol, invol;  /* switches out asleep / runnable */
-	struct hist *hist;    /* latencies; NULL until the first one */
+	struct waker_slot wk[WAKER_SLOTS];  /* who woke it, most frequent */
 	int32_t tid, tgid;    /* tgid -1: unknown */
 	uint32_t machine, name;
-	int32_t waker;        /* of the current R state, -1: none */
-	int32_t last_cpu;     /* queue index of its last CPU, -1: none */
+	uint64_t cpu_ns, off_s, off_d;
+	uint64_t vol, invol;  /* switches out asleep / runnable */
 	uint32_t blocked;     /* function of the current sleep, 0: none */
-	uint8_t state;        /* enum tstate */
-	struct waker_slot wk[WAKER_SLOTS];  /* who woke it, most frequent */
 	struct blocked_slot bl[BLOCKED_SLOTS];
 };
+
+/* A thread's latencies, allocated at its first: the sums beside the
+ * histogram's header, one cache line. */
+struct lat {
+	uint64_t sum, max;
+	int64_t max_ts;
+	struct hist h;
+	struct waker_slot wk[WAKER_SLOTS];
+};
+
+/* What every event of a thread touches, one cache line a thread, in an
+ * array beside the threads (same index). vol and invol carry into the
+ * thread's when they wrap. */
+struct thread_hot {
+	int64_t since;        /* start of the current state */
+	uint64_t cpu_ns, off_s, off_d;
+	struct lat *lat;      /* NULL until the first latency */
+	uint32_t vol, invol;  /* low 32 bits */
+	int32_t waker;        /* of the current R state, -1: none */
+	int32_t last_cpu;     /* queue index of its last CPU, -1: none */
+	uint32_t name;        /* its comm */
+	uint8_t state;        /* enum tstate */
+};
+
+_Static_assert(sizeof(struct thread_hot) == 64, "one cache line");
 
 struct cpu_stat {
 	bool known;           /* a switch was seen: cur is set */
 	bool selected;        /* in --cpu's list (or no list) */
 	int32_t cur;          /* the task running */
+	uint32_t cur_i;       /* its thread index, UINT32_MAX: none (idle) */
 	int64_t since;        /* since when */
 	uint64_t busy, idle, switches, migrations_in, mismatched;
 };
@@ -79,10 +112,23 @@ struct model_opts {
 	uint32_t ncpus;
 };
 
+/* Thread indexes by tid: for machines below TID_MACHINES and tids below
+ * 2^22 (the kernel's largest pid_max) a two-level table, 4096 pages of
+ * 1024 indexes allocated when first touched, so a lookup is two loads;
+ * other keys (hostile or odd traces) go to a hash map. */
+#define TID_BITS 22
+#define TID_PAGE_BITS 10
+#define TID_MACHINES 16
+
+struct tid_pages {
+	uint32_t *page[1u << (TID_BITS - TID_PAGE_BITS)]; /* index + 1, 0: none */
+};
+
 struct model {
-	struct hmap idx;      /* (machine << 32 | tid) -> index in thr (a
-			       * small slot: the probes stay in cache) */
+	struct tid_pages *direct[TID_MACHINES];
+	struct hmap idx;      /* other (machine << 32 | tid) -> index in thr */
 	struct thread *thr;
+	struct thread_hot *hot;
 	size_t nthr, capthr;
 	struct cpu_stat *cpu; /* by queue index */
 	size_t ncpu;
@@ -96,9 +142,8 @@ struct model {
 
 void model_init(struct model *m, const struct model_opts *o);
 void model_free(struct model *m);
-/* One event of queue qi (its machine and CPU in q). */
-void model_event(struct model *m, const struct cpu_queue *q, size_t qi,
-		 const struct rev *e);
+/* Runs of events (merge.h), in time order. */
+void model_events(struct model *m, const struct merge_run *runs, size_t n);
 /* What a ProcessTree says of a thread: its process (tgid, -1: unknown)
  * and name (0: none). */
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
@@ -106,7 +151,8 @@ void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
 /* The thread (machine, tid), NULL if never seen. */
 const struct thread *model_find(const struct model *m, uint32_t machine,
 				int32_t tid);
-/* Ends the model: nothing open counts. */
+/* Ends the model, once: nothing open counts; the threads' figures are
+ * set (struct thread). */
 void model_finish(struct model *m);
 
 #endif

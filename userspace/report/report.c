@@ -192,10 +192,9 @@ struct walk {
 	struct stat_gather *stats;
 };
 
-static void to_model(void *ctx, const struct cpu_queue *q, size_t qi,
-		     const struct rev *e)
+static void to_model(void *ctx, const struct merge_run *runs, size_t n)
 {
-	model_event(ctx, q, qi, e);
+	model_events(ctx, runs, n);
 }
 
 static int on_packet(void *ctx, const struct input_packet *ip,

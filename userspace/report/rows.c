@@ -88,9 +88,11 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 	int err = 0;
 
 	r->rows = calloc(m->nthr ? m->nthr : 1, sizeof(*r->rows));
-	if (o->by_process)
+	if (o->by_process) {
 		r->phist = calloc(m->nthr ? m->nthr : 1,
 				  sizeof(*r->phist));
+		r->nphist = m->nthr;
+	}
 	if (!r->rows || (o->by_process && !r->phist))
 		return -1;
 	hmap_init(&procs, 8, sizeof(uint32_t), hmap_random_seed());
@@ -126,8 +128,10 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 					.tgid = pid, .name = name };
 			}
 			row = &r->rows[*slot];
-			if (t->hist)
-				hist_merge(&r->phist[*slot], t->hist);
+			if (t->hist && hist_merge(&r->phist[*slot], t->hist)) {
+				err = -1;
+				break;
+			}
 		} else {
 			if (!wanted(o, t, name))
 				continue;
@@ -279,6 +283,10 @@ int report_build(struct report *r, const struct report_opts *o,
 
 void report_free(struct report *r)
 {
+	size_t i;
+
+	for (i = 0; r->phist && i < r->nphist; i++)
+		hist_release(&r->phist[i]);
 	free(r->rows);
 	free(r->phist);
 	free(r->cpus);

@@ -73,6 +73,7 @@ struct report {
 	size_t nlosses;
 	bool lower_bounds;        /* something was lost */
 	struct hist *phist;       /* by process: merged histograms */
+	size_t nphist;
 };
 
 /* Builds the rows; the model, names and stats stay owned by the caller
