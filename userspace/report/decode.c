@@ -55,6 +55,8 @@ static inline bool vnext(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	const uint8_t *q = *p;
 	size_t n;
 
+	if (q >= end) /* also an array the bundle lacks: NULL, NULL */
+		return false;
 	if (end - q >= 2) {
 		if (q[0] < 0x80) {
 			*v = q[0];
