@@ -177,7 +177,18 @@ drops as $dr |
 			(if $sd == null then null else $sd.peak_rss_kb / 1024 < 512 end);
 			"MiB";
 			(if $sd == null then ($sy.skipped // "no result from scripts/bench-sync.sh")
-			 else "\($sy.result.size_bytes) bytes, case \($sd.case): wall \($sd.wall_s) s, CPU \($sd.cpu_s) s, \($sd.mib_per_s) MiB/s" end))
+			 else "\($sy.result.size_bytes) bytes, case \($sd.case): wall \($sd.wall_s) s, CPU \($sd.cpu_s) s, \($sd.mib_per_s) MiB/s" end)),
+		($report[0] // null) as $rp |
+		target("report >= 20M events/s on one core";
+			(if $rp == null then null else $rp.events_per_cpu_s | floor end); 20000000;
+			(if $rp == null then null else $rp.events_per_cpu_s >= 20000000 end);
+			"events/s";
+			(if $rp == null then "null" else "\($rp.events) events of \($rp.bytes) bytes in \($rp.cpu_s) s CPU; trace: \($rp.trace.threads) threads, \($rp.trace.dist), top 10 threads \($rp.trace.top10_share), top 100 \($rp.trace.top100_share) of the events" end)),
+		target("report of a 1 GB trace (QUICK: 100 MB), peak RSS < 512 MB";
+			(if $rp == null then null else $rp.peak_rss_kb / 1024 | rnd(10) end); 512;
+			(if $rp == null then null else $rp.peak_rss_kb / 1024 < 512 end);
+			"MiB";
+			(if $rp == null then "null" else "\($rp.bytes) bytes, \($rp.loss_rows) loss rows in the report" end))
 	],
 	notes: $notes
 }
