@@ -111,3 +111,36 @@ lost_trace() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"scheduling latency"* ]]
 }
+
+@test "report: off-CPU time by blocked function, as the kernel's wchan names it" {
+	need_root
+	local rounds=20
+	record_cmd -q --blocked-reason all -- "$TOOLS/waits" "$rounds"
+	cat "$TMP/cmd.out"
+	local ids wchan
+	ids=$(sed -n 's/^waits sleeper=\([0-9]*\) piper=\([0-9]*\) futexer=\([0-9]*\).*/\1 \2 \3/p' "$TMP/cmd.out")
+	wchan=$(sed -n 's/^wchan sleeper=\([^ ]*\) piper=\([^ ]*\) futexer=\([^ ]*\).*/\1 \2 \3/p' "$TMP/cmd.out")
+	[ -n "$ids" ] && [ -n "$wchan" ]
+	run "$BTR" report --json --top 0 --pid "$(tr ' ' , <<<"$ids")" "$TMP/trace.pb"
+	[ "$status" -eq 0 ]
+	local tid fn
+	set -- $wchan
+	for tid in $ids; do
+		fn=$1
+		shift
+		# each waiter's sleeps: the function the kernel's wchan gave
+		# first, every round counted, and most of its off-CPU time
+		jq -e --argjson t "$tid" --arg fn "$fn" --argjson n "$rounds" '
+			.threads[] | select(.tid == $t) |
+			.blocked_in[0].function == $fn and .blocked_in[0].count >= $n and
+			.blocked_in[0].off_cpu_ns <= .off_cpu.S_ns + .off_cpu.D_ns and
+			.blocked_in[0].off_cpu_ns * 10 >= (.off_cpu.S_ns + .off_cpu.D_ns) * 8' <<<"$output" ||
+			fail "tid $tid: wchan $fn, report: $(jq -c --argjson t "$tid" '.threads[] | select(.tid == $t)' <<<"$output")"
+	done
+	# the text shows the same, in its own section
+	run "$BTR" report --top 0 --pid "$(tr ' ' , <<<"$ids")" "$TMP/trace.pb"
+	[ "$status" -eq 0 ]
+	set -- $ids $wchan
+	echo "$output" | sed -n '/^Blocked in/,/^$/p' | grep -Eq "^ *$1 .* $4 "
+	echo "$output" | sed -n '/^Blocked in/,/^$/p' | grep -Eq "^ *$2 .* $5 "
+}

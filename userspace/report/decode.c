@@ -13,8 +13,9 @@
 /* TracePacket, FtraceEventBundle, CompactSched, FtraceEvent fields. */
 enum {
 	P_BUNDLE = 1, P_PROCESS_TREE = 2, P_SEQ = 10, P_PREV_DROPPED = 42,
-	P_SYSTEM_INFO = 45, P_MACHINE = 98,
-	SI_NUM_CPUS = 8,
+	P_SYSTEM_INFO = 45, P_MACHINE = 98, P_INTERNED = 12,
+	SI_NUM_CPUS = 8, ID_KERNEL_SYMBOLS = 26, IS_IID = 1, IS_STR = 2,
+	E_BLOCKED = 18,
 	B_CPU = 1, B_EVENT = 2, B_LOST = 3, B_COMPACT = 4,
 	C_SW_TS = 1, C_SW_STATE = 2, C_SW_PID = 3, C_INTERN = 5,
 	C_SW_COMM = 6, C_WK_TS = 7, C_WK_PID = 8, C_WK_COMM = 11,
@@ -32,6 +33,8 @@ void decoder_init(struct decoder *d, struct names *names, struct merge *mg,
 	d->names = names;
 	d->merge = mg;
 	d->model = model;
+	hmap_init(&d->ksyms, sizeof(struct ksym_key), sizeof(uint32_t),
+		  hmap_random_seed());
 }
 
 void decoder_free(struct decoder *d)
@@ -40,6 +43,53 @@ void decoder_free(struct decoder *d)
 	free(d->wk.v);
 	free(d->reg.v);
 	free(d->intern);
+	hmap_free(&d->ksyms);
+}
+
+/* InternedData of the packet: its kernel_symbols, by iid. A later entry
+ * with the same iid (after an incremental-state clear) replaces it. */
+static int interned(struct decoder *d, const struct wire_field *idf)
+{
+	struct wire_reader r, sr;
+	struct wire_field f, g;
+
+	wire_reader_init(&r, idf->data, (size_t)idf->val);
+	while (wire_next(&r, &f) > 0) {
+		struct ksym_key k = { d->cur_machine, d->cur_seq, 0 };
+		uint32_t name = 0, *v;
+		bool has_iid = false, added;
+
+		if (f.num != ID_KERNEL_SYMBOLS || f.type != WIRE_LEN)
+			continue;
+		wire_reader_init(&sr, f.data, (size_t)f.val);
+		while (wire_next(&sr, &g) > 0) {
+			if (g.num == IS_IID && g.type == WIRE_VARINT) {
+				k.iid = g.val;
+				has_iid = true;
+			} else if (g.num == IS_STR && g.type == WIRE_LEN) {
+				name = names_long_id(d->names, g.data,
+						     (size_t)g.val);
+				if (name == UINT32_MAX)
+					return -ENOMEM;
+			}
+		}
+		if (!has_iid || !name)
+			continue;
+		v = hmap_insert(&d->ksyms, &k, &added);
+		if (!v)
+			return -ENOMEM;
+		*v = name;
+	}
+	return 0; /* malformed interned data is the stats' business */
+}
+
+/* The name id of a kernel symbol iid of the current sequence; 0 unknown. */
+static uint32_t ksym_name(const struct decoder *d, uint64_t iid)
+{
+	struct ksym_key k = { d->cur_machine, d->cur_seq, iid };
+	const uint32_t *v = hmap_find(&d->ksyms, &k);
+
+	return v ? *v : 0;
 }
 
 static int run_reserve(struct run *r, size_t n)
@@ -219,6 +269,12 @@ static int event_body(struct decoder *d, const struct wire_field *body,
 			else if (f.num == 3 && v)
 				flags = f.val;
 			break;
+		case REV_BLOCKED: /* pid 1, caller 2 (kernel_symbols iid) */
+			if (f.num == 1 && v)
+				e->pid = (int32_t)f.val;
+			else if (f.num == 2 && v)
+				e->name = ksym_name(d, f.val);
+			break;
 		default: /* REV_RENAME: pid 1, newcomm 3 */
 			if (f.num == 1 && v)
 				e->pid = (int32_t)f.val;
@@ -258,7 +314,8 @@ static int regular(struct decoder *d, const struct wire_field *ef,
 			pid = f.val;
 		} else if (f.type == WIRE_LEN &&
 			   (f.num == E_SWITCH || f.num == E_WAKING ||
-			    f.num == E_NEWTASK || f.num == E_RENAME)) {
+			    f.num == E_NEWTASK || f.num == E_RENAME ||
+			    f.num == E_BLOCKED)) {
 			body = f;
 			has_body = true;
 		}
@@ -280,11 +337,14 @@ static int regular(struct decoder *d, const struct wire_field *ef,
 	case E_NEWTASK:
 		e.kind = REV_NEWTASK;
 		break;
+	case E_BLOCKED:
+		e.kind = REV_BLOCKED;
+		break;
 	default:
 		e.kind = REV_RENAME;
 		break;
 	}
-	if (e.kind != REV_SWITCH_FULL)
+	if (e.kind != REV_SWITCH_FULL && e.kind != REV_BLOCKED)
 		e.pid2 = (int32_t)pid; /* the waker, the creator */
 	rc = event_body(d, &body, &e, why);
 	if (rc)
@@ -436,8 +496,8 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 		  struct decoded *out, const char **why)
 {
 	struct wire_reader r;
-	struct wire_field f, bf = { 0 }, pt = { 0 }, si = { 0 };
-	bool has_b = false, has_pt = false, has_si = false;
+	struct wire_field f, bf = { 0 }, pt = { 0 }, si = { 0 }, idf = { 0 };
+	bool has_b = false, has_pt = false, has_si = false, has_id = false;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -454,6 +514,9 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 		} else if (f.num == P_SYSTEM_INFO && l) {
 			si = f;
 			has_si = true;
+		} else if (f.num == P_INTERNED && l) {
+			idf = f;
+			has_id = true;
 		} else if (f.num == P_SEQ && v) {
 			out->sb.has_seq = true;
 			out->sb.seq = (uint32_t)f.val;
@@ -478,6 +541,10 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 				 "%.*s", (int)n, name);
 	}
 	if (has_pt && (rc = process_tree(d, &pt, out->sb.machine, why)))
+		return rc;
+	d->cur_machine = out->sb.machine;
+	d->cur_seq = out->sb.seq;
+	if (has_id && (rc = interned(d, &idf)))
 		return rc;
 	if (!has_b)
 		return 0;

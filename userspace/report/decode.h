@@ -18,6 +18,7 @@
 
 #include "report/event.h"
 #include "report/merge.h"
+#include "util/hashmap.h"
 #include "report/model.h"
 #include "report/names.h"
 #include "stats/table.h"
@@ -30,6 +31,11 @@ struct run {
 	size_t n, cap;
 };
 
+struct ksym_key {
+	uint32_t machine, seq;
+	uint64_t iid;
+};
+
 struct decoder {
 	struct names *names;
 	struct merge *merge;
@@ -40,6 +46,10 @@ struct decoder {
 	char machine_name[64];        /* the host's SystemInfo name */
 	uint64_t parse_errors;        /* compact streams cut short */
 	uint64_t bundles_without_cpu;
+	/* kernel function names interned on each sequence (InternedData
+	 * kernel_symbols): (machine, sequence, iid) -> name id */
+	struct hmap ksyms;
+	uint32_t cur_machine, cur_seq;  /* of the packet being decoded */
 };
 
 /* What a packet was, for the loss statistics (stats/table.h). */

@@ -19,6 +19,7 @@ static void add(json_object *o, const char *k, json_object *v)
 static json_object *thread_row(const struct report *r, const struct row *w)
 {
 	json_object *o = json_object_new_object(), *lat, *off;
+	size_t i;
 
 	add(o, r->by_process ? "pid" : "tid", json_object_new_int(w->tid));
 	if (r->by_process)
@@ -48,6 +49,16 @@ static json_object *thread_row(const struct report *r, const struct row *w)
 	add(off, "S_ns", u64(w->off_s));
 	add(off, "D_ns", u64(w->off_d));
 	add(o, "off_cpu", off);
+	off = json_object_new_array();
+	for (i = 0; i < w->nblocked; i++) {
+		json_object *b = json_object_new_object();
+
+		add(b, "function", json_object_new_string(w->blocked[i].name));
+		add(b, "count", u64(w->blocked[i].count));
+		add(b, "off_cpu_ns", u64(w->blocked[i].ns));
+		json_object_array_add(off, b);
+	}
+	add(o, "blocked_in", off);
 	return o;
 }
 

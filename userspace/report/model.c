@@ -194,6 +194,31 @@ static void note_waker(struct waker_slot *wk, int32_t waker)
 	*min = (struct waker_slot){ waker, min->count + 1 };
 }
 
+/* Off-CPU time d of a sleep in kernel function fn: kept for the
+ * BLOCKED_SLOTS functions with the most time (space-saving, as wakers). */
+static void note_blocked(struct blocked_slot *bl, uint32_t fn, uint64_t d)
+{
+	struct blocked_slot *min = &bl[0];
+	int i;
+
+	for (i = 0; i < BLOCKED_SLOTS; i++) {
+		struct blocked_slot *s = &bl[i];
+
+		if (s->count && s->fn == fn) {
+			s->count++;
+			s->ns += d;
+			return;
+		}
+		if (!s->count) {
+			*s = (struct blocked_slot){ fn, 1, d };
+			return;
+		}
+		if (s->ns < min->ns)
+			min = s;
+	}
+	*min = (struct blocked_slot){ fn, min->count + 1, min->ns + d };
+}
+
 /* Ends thread i's current state at ts; switch_in when it ends by running
  * on the CPU of queue qi. */
 static void close_state(struct model *m, uint32_t i, int64_t ts,
@@ -225,12 +250,20 @@ static void close_state(struct model *m, uint32_t i, int64_t ts,
 			note_waker(l->wk, h->waker);
 		break;
 	case TS_S:
-		h->off_s += clip(m, h->since, ts);
-		break;
 	case TS_D:
-		h->off_d += clip(m, h->since, ts);
+		d = clip(m, h->since, ts);
+		if (h->state == TS_S)
+			h->off_s += d;
+		else
+			h->off_d += d;
+		if (h->blocked)
+			note_blocked(m->thr[i].bl, m->thr[i].blocked, d);
+		h->blocked = 0;
 		break;
+	case TS_RUNNING:
+		break; /* a blocked reason may come just before its switch-out */
 	default:
+		h->blocked = 0;
 		break;
 	}
 	h->waker = -1;
@@ -417,6 +450,13 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 			if (e->pid &&
 			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX)
 				m->hot[i].name = e->name;
+			break;
+		case REV_BLOCKED:
+			if (e->pid && e->name &&
+			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX) {
+				m->thr[i].blocked = e->name;
+				m->hot[i].blocked = 1;
+			}
 			break;
 		default:
 			break;

@@ -68,7 +68,8 @@ struct thread {
 	uint64_t cpu_ns, off_s, off_d;
 	uint64_t vol, invol;  /* switches out asleep / runnable */
 	uint32_t blocked;     /* function of the current sleep, 0: none */
-	struct blocked_slot bl[BLOCKED_SLOTS];
+	struct blocked_slot bl[BLOCKED_SLOTS]; /* most off-CPU time first
+						* once model_finish ran */
 };
 
 /* A thread's latencies, allocated at its first: the sums beside the
@@ -92,6 +93,7 @@ struct thread_hot {
 	int32_t last_cpu;     /* queue index of its last CPU, -1: none */
 	uint32_t name;        /* its comm */
 	uint8_t state;        /* enum tstate */
+	uint8_t blocked;      /* the thread's `blocked` is set */
 };
 
 _Static_assert(sizeof(struct thread_hot) == 64, "one cache line");

@@ -11,12 +11,20 @@ int names_init(struct names *t)
 	memset(t, 0, sizeof(*t));
 	hmap_init(&t->ids, NAME_MAX_LEN + 1, sizeof(uint32_t),
 		  hmap_random_seed());
+	hmap_init(&t->long_ids, sizeof(uint64_t), sizeof(uint32_t),
+		  hmap_random_seed());
 	return names_id(t, "", 0) == 0 ? 0 : -1;
 }
 
 void names_free(struct names *t)
 {
+	size_t i;
+
 	hmap_free(&t->ids);
+	hmap_free(&t->long_ids);
+	for (i = 0; i < t->nlong; i++)
+		free(t->lstr[i]);
+	free(t->lstr);
 	free(t->str);
 	memset(t, 0, sizeof(*t));
 }
@@ -48,7 +56,51 @@ uint32_t names_id(struct names *t, const void *s, size_t len)
 	return *id;
 }
 
+static uint64_t fnv1a(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--) {
+		h ^= (uint8_t)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+uint32_t names_long_id(struct names *t, const void *s, size_t len)
+{
+	char *copy;
+	uint64_t h;
+	uint32_t *idx;
+	bool added;
+
+	if (len > NAMES_LONG_MAX_LEN)
+		len = NAMES_LONG_MAX_LEN;
+	len = strnlen(s, len);
+	h = fnv1a(s, len);
+	idx = hmap_insert(&t->long_ids, &h, &added);
+	if (!idx)
+		return UINT32_MAX;
+	if (!added && strlen(t->lstr[*idx]) == len &&
+	    !memcmp(t->lstr[*idx], s, len))
+		return NAMES_LONG | *idx;
+	/* new, or a hash collision: the newer name takes the index slot */
+	if (t->nlong >= NAMES_LONG - 1 ||
+	    grow_array((void **)&t->lstr, &t->caplong, t->nlong + 1,
+		       sizeof(*t->lstr), 64) ||
+	    !(copy = strndup(s, len))) {
+		if (added)
+			hmap_remove(&t->long_ids, &h);
+		return UINT32_MAX;
+	}
+	t->lstr[t->nlong] = copy;
+	*idx = (uint32_t)t->nlong++;
+	return NAMES_LONG | *idx;
+}
+
 const char *names_str(const struct names *t, uint32_t id)
 {
+	if (id & NAMES_LONG)
+		return (id & ~NAMES_LONG) < t->nlong ? t->lstr[id & ~NAMES_LONG] : "";
 	return id < t->n ? t->str[id] : "";
 }

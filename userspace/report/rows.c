@@ -80,6 +80,55 @@ static const struct thread *find_thread(const struct model *m,
 }
 
 /* Rows of every wanted thread, or of their processes. */
+/* Adds a thread's blocked functions to its row (a process's row sums its
+ * threads', keeping the functions with the most time). */
+static void add_blocked(struct row *row, const struct thread *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < BLOCKED_SLOTS && t->bl[i].count; i++) {
+		const struct blocked_slot *b = &t->bl[i];
+		struct blocked_row *min = NULL;
+
+		for (k = 0; k < BLOCKED_SLOTS && row->blocked[k].count; k++) {
+			if (row->blocked[k].fn == b->fn)
+				break;
+			if (!min || row->blocked[k].ns < min->ns)
+				min = &row->blocked[k];
+		}
+		if (k < BLOCKED_SLOTS && row->blocked[k].count) {
+			row->blocked[k].count += b->count;
+			row->blocked[k].ns += b->ns;
+		} else if (k < BLOCKED_SLOTS) {
+			row->blocked[k] = (struct blocked_row){ b->fn, NULL,
+								b->count, b->ns };
+		} else if (min->ns < b->ns) {
+			*min = (struct blocked_row){ b->fn, NULL, b->count,
+						     b->ns };
+		}
+	}
+}
+
+static int cmp_blocked(const void *a, const void *b)
+{
+	const struct blocked_row *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* Sorts a row's blocked functions, names them, keeps the top ones. */
+static void finish_blocked(struct row *row, const struct names *names)
+{
+	size_t n = 0;
+
+	while (n < BLOCKED_SLOTS && row->blocked[n].count)
+		n++;
+	qsort(row->blocked, n, sizeof(row->blocked[0]), cmp_blocked);
+	row->nblocked = n < ROW_BLOCKED_TOP ? n : ROW_BLOCKED_TOP;
+	for (n = 0; n < row->nblocked; n++)
+		row->blocked[n].name = names_str(names, row->blocked[n].fn);
+}
+
 static int gather_rows(struct report *r, const struct report_opts *o,
 		       const struct model *m, const struct names *names)
 {
@@ -141,10 +190,13 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 					     .name = name, .t = t };
 		}
 		add_thread(row, t);
+		add_blocked(row, t);
 	}
 	hmap_free(&procs);
 	for (i = 0; i < r->nrows && !err; i++) {
 		struct row *row = &r->rows[i];
+
+		finish_blocked(row, names);
 		const struct hist *h = o->by_process ? &r->phist[i] :
 				       row->t->hist;
 

@@ -27,6 +27,14 @@ struct report_opts {
 	size_t wakers_of;         /* how many top waiting threads */
 };
 
+/* Off-CPU time by the kernel function the sleeps blocked in. */
+#define ROW_BLOCKED_TOP 3
+struct blocked_row {
+	uint32_t fn;              /* name id */
+	const char *name;
+	uint64_t count, ns;
+};
+
 struct row {
 	uint32_t machine;
 	int32_t tid, tgid;        /* by process: tid is the pid */
@@ -36,6 +44,8 @@ struct row {
 	uint64_t lat_n, lat_sum, lat_max, p50, p90, p99;
 	int64_t lat_max_ts;       /* relative to the trace's start */
 	const struct thread *t;   /* by thread: the thread */
+	struct blocked_row blocked[BLOCKED_SLOTS]; /* most time first */
+	size_t nblocked;          /* shown: at most ROW_BLOCKED_TOP */
 };
 
 struct waker_row {

@@ -133,10 +133,37 @@ static void wakers(const struct report *r)
 	}
 }
 
+/* Where the rows' sleeps blocked, for the rows that have it (traces
+ * recorded with --blocked-reason). */
+static void blocked(const struct report *r)
+{
+	char a[32];
+	size_t i, k, n = 0;
+
+	for (i = 0; i < r->nrows; i++)
+		n += r->rows[i].nblocked > 0;
+	if (!n)
+		return;
+	printf("\nBlocked in (kernel function, off-CPU time, sleeps):\n");
+	for (i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+
+		if (!w->nblocked)
+			continue;
+		printf("%8" PRId32 " %-16s", w->tid, w->name[0] ? w->name : "-");
+		for (k = 0; k < w->nblocked; k++)
+			printf("%s %s %s x%" PRIu64, k ? "," : "",
+			       w->blocked[k].name[0] ? w->blocked[k].name : "?",
+			       dur(w->blocked[k].ns, a), w->blocked[k].count);
+		printf("\n");
+	}
+}
+
 int report_print_text(const struct report *r)
 {
 	header(r);
 	threads(r, r->by_process);
+	blocked(r);
 	cpus(r);
 	wakers(r);
 	return 0;
