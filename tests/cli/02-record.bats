@@ -158,5 +158,5 @@ switch_outs_between() {
 	# silently: this kernel has BTF, so tp_btf must load
 	run "$BTR" -v -d 0.2 -o "$TMP/t.pb"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"ring each, tp_btf"* ]]
+	[[ "$output" == *"ring each online one, tp_btf"* ]]
 }

@@ -23,7 +23,8 @@ struct capture {
 	struct sched_bpf *skel;
 	struct capture_opts o;
 	uint32_t ncpus;
-	uint64_t ring_size;
+	uint64_t ring_size; /* the largest */
+	const uint64_t *ring_sizes; /* per CPU id, or NULL: ring_size each */
 	int *ring_fds;
 	struct ring_ctx *ring_ctx;
 	struct ring_buffer *rb;
@@ -225,15 +226,17 @@ static int create_rings(struct capture *c, char *err, size_t errlen)
 		char name[32];
 		int fd;
 
+		uint64_t size = c->ring_sizes ? c->ring_sizes[cpu] : c->ring_size;
+
 		snprintf(name, sizeof(name), "btr_ring%u", cpu);
 		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
-				    (uint32_t)c->ring_size, NULL);
+				    (uint32_t)size, NULL);
 		if (fd < 0 || bpf_map_update_elem(outer, &cpu, &fd, 0)) {
 			int e = -errno;
 
 			snprintf(err, errlen,
 				 "cannot create the ring buffer of CPU %u (%llu bytes): %s",
-				 cpu, (unsigned long long)c->ring_size,
+				 cpu, (unsigned long long)size,
 				 strerror(errno));
 			if (fd >= 0)
 				close(fd);
@@ -273,6 +276,12 @@ struct capture *capture_open(const struct capture_opts *o, char *err,
 		goto fail;
 	}
 	c->ncpus = (uint32_t)n;
+	if (o->ring_sizes && o->nrings != c->ncpus) {
+		snprintf(err, errlen, "%u rings planned for %u possible CPUs",
+			 o->nrings, c->ncpus);
+		goto fail;
+	}
+	c->ring_sizes = o->ring_sizes;
 	c->ring_size = round_pow2(o->ringbuf_size,
 				  (uint64_t)sysconf(_SC_PAGESIZE));
 	e = o->force_raw_tp ? -1 : open_and_load(c, false, err, errlen);

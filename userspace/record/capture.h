@@ -1,5 +1,6 @@
 /* The kernel side of a recording: loads the BPF programs (tp_btf, or raw_tp
- * as fallback), creates one ring buffer per possible CPU, attaches, drains
+ * as fallback), creates one ring buffer per CPU id up to the highest
+ * possible one (each of its own size), attaches, drains
  * the rings, runs the in-kernel clock stamp, and reads the per-CPU
  * accounting (program runs, reserve failures). */
 #ifndef BTR_CAPTURE_H
@@ -17,6 +18,10 @@ typedef int (*capture_record_fn)(void *ctx, uint32_t cpu, const void *rec,
 
 struct capture_opts {
 	uint64_t ringbuf_size; /* per CPU; rounded up to a power of two */
+	/* Or each CPU id's own size (powers of two): nrings entries, as many
+	 * as libbpf counts possible CPUs. ringbuf_size is then the largest. */
+	const uint64_t *ring_sizes;
+	uint32_t nrings;
 	bool force_raw_tp;     /* skip tp_btf */
 	uint32_t blocked_mode; /* enum btr_blocked_mode */
 	/* kernel text the blocked function is not in: [start, end) of

@@ -28,6 +28,7 @@ enum {
 	OPT_FLUSH_PERIOD,
 	OPT_MAX_FILE_SIZE,
 	OPT_BLOCKED_REASON,
+	OPT_MEMORY,
 };
 
 static const char doc[] =
@@ -55,13 +56,14 @@ static const char doc[] =
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.pb, - for stdout)", 0 },
 	{ "duration", 'd', "TIME", 0, "Stop after TIME (default: at Ctrl-C, SIGTERM, or when the command exits)", 0 },
-	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0, "BPF ring buffer per CPU (default 4M)", 0 },
+	{ "memory", OPT_MEMORY, "SIZE", 0, "Memory budget of the recording, split between the buffer (at most half) and one BPF ring per online CPU (256K to 4M each; a page for offline CPUs). Default 128M, more on hosts too big for it; -v prints the split", 0 },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0, "BPF ring buffer per online CPU, instead of the budget's (default: from --memory, 4M on small hosts)", 0 },
 	{ "machine-name", OPT_MACHINE_NAME, "NAME", 0, "Machine name written into the trace (default: the hostname)", 0 },
 	{ "clock-snapshot-period", OPT_SNAPSHOT_PERIOD, "TIME", 0, "Clock snapshot every TIME (default 1s)", 0 },
 	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
 	{ "blocked-reason", OPT_BLOCKED_REASON, "d|all|none", 0, "Which sleeps record the kernel function they blocked in and their I/O wait (sched_blocked_reason): d, uninterruptible ones (default); all, S sleeps too (a kernel stack walk each, about 1 us); none", 0 },
 	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
-	{ "buffer-size", 'b', "SIZE", 0, "Central buffer (default 64M)", 0 },
+	{ "buffer-size", 'b', "SIZE", 0, "Central buffer, instead of the budget's (default: half of --memory, 64M, less on many-CPU hosts). With --memory the two overrides must fit in it; without, they add to the default", 0 },
 	{ "fill-policy", OPT_FILL_POLICY, "ring|discard", 0, "When the buffer is full: overwrite the oldest data (ring, default) or drop new data (discard)", 0 },
 	{ "incremental-state-clear-period", OPT_CLEAR_PERIOD, "TIME", 0, "Re-emit process names every TIME so a wrapped ring still has them (default 5s)", 0 },
 	{ "stream", OPT_STREAM, NULL, 0, "Write the buffer into the file periodically: recordings longer than the buffer keep everything", 0 },
@@ -98,6 +100,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (parse_size(arg, &o->ringbuf_size) ||
 		    o->ringbuf_size < 4096 || o->ringbuf_size > (1ull << 30))
 			return bad_value(st, "ring buffer size (4K to 1G)", arg);
+		break;
+	case OPT_MEMORY:
+		if (parse_size(arg, &o->memory) || !o->memory ||
+		    o->memory > (1ull << 40))
+			return bad_value(st, "memory budget (up to 1T)", arg);
 		break;
 	case OPT_MACHINE_NAME:
 		o->machine_name = arg;
@@ -186,10 +193,8 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "trace.pb";
-	o->ringbuf_size = 4ull << 20;
 	o->snapshot_period_ns = 1000000000ull;
 	o->drain_period_ns = 50000000ull;
-	o->buffer_size = 64ull << 20;
 	o->fill_policy = FILL_RING;
 	o->clear_period_ns = 5000000000ull;
 	o->blocked_mode = BTR_BLOCKED_D;

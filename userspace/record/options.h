@@ -8,11 +8,12 @@
 struct record_opts {
 	const char *output;        /* -o; "-" for stdout */
 	uint64_t duration_ns;      /* -d; 0 = until stopped */
-	uint64_t ringbuf_size;     /* per CPU */
+	uint64_t memory;           /* --memory; 0 = the default budget */
+	uint64_t ringbuf_size;     /* per online CPU; 0 until the plan */
 	uint64_t snapshot_period_ns;
 	uint64_t drain_period_ns;
 	const char *machine_name;  /* NULL = hostname */
-	uint64_t buffer_size;      /* central buffer */
+	uint64_t buffer_size;      /* central buffer; 0 until the plan */
 	int fill_policy;           /* enum fill_policy */
 	uint64_t clear_period_ns;  /* incremental-state clears */
 	bool stream;               /* write into the file periodically */

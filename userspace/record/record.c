@@ -22,6 +22,7 @@
 #include "record/kallsyms.h"
 #include "record/options.h"
 #include "record/output.h"
+#include "record/plan.h"
 #include "record/privileges.h"
 #include "record/procfs.h"
 #include "record/service.h"
@@ -53,6 +54,7 @@ static void on_signal(int sig)
 
 struct recorder {
 	struct record_opts o;
+	struct plan plan;
 	struct trace_output out;
 	struct packet_sink *data;   /* the central buffer */
 	struct packet_sink *clocks; /* where the next clock snapshot goes */
@@ -264,6 +266,8 @@ static int setup(struct recorder *r)
 {
 	struct capture_opts co = {
 		.ringbuf_size = r->o.ringbuf_size,
+		.ring_sizes = r->plan.ring_sizes,
+		.nrings = r->plan.nslots,
 		.force_raw_tp = r->o.force_raw_tp,
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.on_record = on_record,
@@ -298,7 +302,7 @@ static int setup(struct recorder *r)
 			bundle_enc_set_symbolizer(r->enc[cpu], symbolize,
 						  r->ksyms);
 	}
-	log_debug("%u CPUs, %llu-byte ring each, %s", r->ncpus,
+	log_debug("%u CPU ids, a %llu-byte ring each online one, %s", r->ncpus,
 		  (unsigned long long)capture_ring_size(r->cap),
 		  capture_uses_raw_tp(r->cap) ? "raw tracepoints" : "tp_btf");
 	return 0;
@@ -552,6 +556,7 @@ static void cleanup(struct recorder *r)
 	procfs_free(r->procs);
 	capture_close(r->cap);
 	ksyms_free(r->ksyms);
+	plan_free(&r->plan);
 	if (r->o.command)
 		child_abort(&r->child);
 }
@@ -587,12 +592,19 @@ int cmd_record(int argc, char **argv)
 		return rc;
 	log_verbosity = r.o.quiet ? -1 : r.o.verbose ? 1 : 0;
 	libbpf_set_print(r.o.verbose ? libbpf_print : NULL);
-	if (check_privileges())
+	e = plan_make(&r.plan, &r.o);
+	if (e)
+		return e == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	plan_log(&r.plan);
+	if (check_privileges()) {
+		plan_free(&r.plan);
 		return EXIT_FAIL;
+	}
 	e = output_open(&r.out, &r.o, write_trailer, &r);
 	if (e) {
 		report_write_error(&r, e);
 		output_discard(&r.out);
+		plan_free(&r.plan);
 		return EXIT_FAIL;
 	}
 	r.data = output_data_sink(&r.out);

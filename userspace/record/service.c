@@ -98,7 +98,11 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 	ftrace.n_ftrace_events = sizeof(ftrace_events) / sizeof(ftrace_events[0]);
 	ftrace.ftrace_events = (char **)ftrace_events;
 	ftrace.has_buffer_size_kb = 1;
+	/* Per CPU, as Perfetto means it: the ring of each online CPU (other
+	 * CPU ids get one page, as -v says). */
 	ftrace.buffer_size_kb = (uint32_t)(o->ringbuf_size / 1024);
+	ftrace.has_drain_period_ms = 1;
+	ftrace.drain_period_ms = (uint32_t)(o->drain_period_ns / 1000000ull);
 	compact.has_enabled = compact.enabled = 1;
 	ftrace.compact_sched = &compact;
 	dsc[1].name = "linux.process_stats";
