@@ -70,6 +70,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
+# Test-only BPF programs (tests/synth/X.bpf.c), for the tools
+SYNTH_SKELS := $(patsubst %.bpf.c,$(OUT)/%.skel.h,$(wildcard tests/synth/*.bpf.c))
 
 .PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench bench-run
 
@@ -115,10 +117,10 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/tools/%.c $(LIB_OBJS)
+$(OUT)/tests/%: tests/tools/%.c $(LIB_OBJS) | $(SYNTH_SKELS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) -I$(OUT)/tests/synth $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 # unit: C tests of pure logic, no root. cli: bats tests that record for
 # real (root). test: both.

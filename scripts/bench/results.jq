@@ -2,7 +2,7 @@
 # medians, spreads, ratios to no recording and to the floor, and each
 # target of issue 7 as met / missed with its numbers. Inputs (jq --argjson
 # / --slurpfile): meta, notes, p1 (overhead runs), perfsize, cost, enc,
-# drops, clock, sync.
+# drops, clock, sync, report, manycore.
 
 def median:
 	map(select(. != null)) | sort |
@@ -128,7 +128,8 @@ drops as $dr |
 	encoder: $en,
 	drops: $dr,
 	offline: {clock_conversions: $cl, sync: $sy},
-  report: ($report[0] // null),
+	report: ($report[0] // null),
+	manycore: ($manycore[0] // null),
 	targets: [
 		($ov | to_entries[] | .key as $w | .value as $o |
 		 ($o["bpftrace-rec"].ratio) as $r | ($o.perf.ratio) as $p |

@@ -16,12 +16,17 @@
 #   6. offline: clock conversions per second (bench_clock), and
 #      scripts/bench-sync.sh when it exists;
 #   7. report: events/s and peak RSS of `report` on a generated 1 GB trace.
+#   8. manycore: N simulated CPUs (synth_rings: a test BPF program fills N
+#      rings through BPF_PROG_TEST_RUN, the recorder's reader drains them):
+#      drain rate of one reader thread on full rings, cost of an idle drain
+#      pass over 8, 64 and 256 rings, memory at the default budget for 2,
+#      64 and 256 CPUs.
 #
 # Environment: ROUNDS (default 5, QUICK 2), QUICK=1 (small loads, a smoke
 # run), RESULTS (default $OUT/bench-results.json), OUT (default build),
 # BTR_BIN, BTR_TOOLS, BTR_FLOOR (default under $OUT), KEEP=1 keeps the
 # scratch directory, PHASES (default "overhead cost encoder drops offline
-# report"), REPORT_SIZE.
+# report manycore"), REPORT_SIZE.
 # BTR_BIN_ALT=path adds a contestant "bpftrace-rec-alt" (another build of
 # the recorder, e.g. with a change to bpf/sched.bpf.c) to phases 1 and 2,
 # for before/after numbers in one invocation. Load sizes: PIPE_LOOPS,
@@ -62,7 +67,7 @@ else
 	ENC_T=${ENC_T:-0.5}
 fi
 RESULTS=${RESULTS:-$OUT/bench-results.json}
-PHASES=${PHASES:-overhead cost encoder drops offline report}
+PHASES=${PHASES:-overhead cost encoder drops offline report manycore}
 BIN_ALT=${BTR_BIN_ALT:-}
 BIN=${BTR_BIN:-$OUT/bpftrace-rec}
 TOOLS=${BTR_TOOLS:-$OUT/tests}
@@ -420,6 +425,26 @@ phase_report() {
 	rm -f "$WORK/report-in.pb"
 }
 
+# ---- 8. many cores, simulated ---------------------------------------------
+
+# synth_rings' key=value line -> a JSON object
+kv_json() {
+	awk '{ printf "{"; for (i = 1; i <= NF; i++) { split($i, kv, "="); printf "%s\"%s\":%s", (i > 1 ? "," : ""), kv[1], kv[2] } print "}" }'
+}
+
+phase_manycore() {
+	local n rate idle mem
+	log "8. manycore: reader drain rate, idle pass, memory at the default budget (simulated CPUs)"
+	rate=$("$TOOLS/synth_rings" rate -n 8 -r 4194304 -k 20 | kv_json) ||
+		die "synth_rings rate failed"
+	idle=$(for n in 8 64 256; do "$TOOLS/synth_rings" idle -n "$n" -k 50000 | kv_json; done | jq -sc .) ||
+		die "synth_rings idle failed"
+	mem=$(for n in 2 64 256; do "$TOOLS/synth_rings" memory -n "$n" | kv_json; done | jq -sc .) ||
+		die "synth_rings memory failed"
+	jq -nc --argjson r "$rate" --argjson i "$idle" --argjson m "$mem" \
+		'{drain: $r, idle: $i, memory: $m}' >"$J/manycore.json"
+}
+
 # ---- results -------------------------------------------------------------
 
 assemble() {
@@ -436,16 +461,17 @@ assemble() {
 		--slurpfile cost "$J/cost.jsonl" --slurpfile enc "$J/encoder.json" \
 		--slurpfile drops "$J/drops.jsonl" --slurpfile clock "$J/clock.json" \
 		--slurpfile sync "$J/sync.json" --slurpfile report "$J/report.json" \
+		--slurpfile manycore "$J/manycore.json" \
 		-f "$TOP/scripts/bench/results.jq"
 }
 
-for f in p1.jsonl perfsize.jsonl cost.jsonl encoder.json drops.jsonl clock.json sync.json report.json; do
+for f in p1.jsonl perfsize.jsonl cost.jsonl encoder.json drops.jsonl clock.json sync.json report.json manycore.json; do
 	: >"$J/$f"
 done
 for p in $PHASES; do
 	case $p in
-	overhead | cost | encoder | drops | offline | report) "phase_$p" ;;
-	*) die "unknown phase '$p' in PHASES (overhead cost encoder drops offline report)" ;;
+	overhead | cost | encoder | drops | offline | report | manycore) "phase_$p" ;;
+	*) die "unknown phase '$p' in PHASES (overhead cost encoder drops offline report manycore)" ;;
 	esac
 done
 mkdir -p "$(dirname "$RESULTS")"

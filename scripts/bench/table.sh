@@ -74,6 +74,16 @@ if has .drops.steps; then
 		| @tsv' "$F" | columns
 fi
 
+if has .manycore; then
+	section "8. Many cores, simulated (synth_rings: N rings filled by BPF_PROG_TEST_RUN, drained by the reader)"
+	jq -r '.manycore.drain | ["one reader, full rings", "events/s read", "events/s read+encoded", "ns/event read+encoded"],
+		["\(.rings) rings of \(.ring_size) B", .read_events_per_s, .encode_events_per_s, .encode_ns_per_event] | map(tostring) | @tsv' "$F" | columns
+	jq -r '["idle drain pass", "ns (ours)", "ns (+ encoder flush)", "ns (libbpf consume)"],
+		(.manycore.idle[] | ["\(.rings) rings", .idle_pass_ns, .idle_pass_with_encoders_ns, .idle_pass_libbpf_ns] | map(tostring)) | @tsv' "$F" | columns
+	jq -r '["default budget", "budget KiB", "planned KiB", "buffer KiB", "ring KiB", "Pss KiB", "Rss KiB"],
+		(.manycore.memory[] | ["\(.cpus) CPUs", .budget_kib, .planned_kib, .buffer_kib, .ring_kib, .pss_kib, .rss_kib] | map(tostring)) | @tsv' "$F" | columns
+fi
+
 if has .offline.clock_conversions; then
 	section "6. Offline"
 	jq -r '["clock conversions", "per second", "ns each", "min..max"],

@@ -11,13 +11,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "record/rings.h"
 #include "sched.skel.h"
 #include "util/log.h"
-
-struct ring_ctx {
-	struct capture *c;
-	uint32_t cpu;
-};
 
 struct capture {
 	struct sched_bpf *skel;
@@ -25,13 +21,10 @@ struct capture {
 	uint32_t ncpus;
 	uint64_t ring_size; /* the largest */
 	const uint64_t *ring_sizes; /* per CPU id, or NULL: ring_size each */
-	int *ring_fds;
-	struct ring_ctx *ring_ctx;
-	struct ring_buffer *rb;
+	struct rings *rings;
 	struct bpf_link **links;
 	size_t nlinks;
 	bool raw_tp;
-	int cb_err;
 };
 
 static uint64_t round_pow2(uint64_t v, uint64_t min)
@@ -201,62 +194,21 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	return 0;
 }
 
-static int on_sample(void *ctx, void *data, size_t len)
-{
-	struct ring_ctx *rc = ctx;
-	int e = rc->c->o.on_record(rc->c->o.ctx, rc->cpu, data, len);
-
-	if (e && !rc->c->cb_err)
-		rc->c->cb_err = e;
-	return 0;
-}
-
 static int create_rings(struct capture *c, char *err, size_t errlen)
 {
-	int outer = bpf_map__fd(c->skel->maps.rings);
+	uint64_t *sizes = calloc(c->ncpus, sizeof(*sizes));
 	uint32_t cpu;
 
-	c->ring_fds = calloc(c->ncpus, sizeof(int));
-	c->ring_ctx = calloc(c->ncpus, sizeof(*c->ring_ctx));
-	if (!c->ring_fds || !c->ring_ctx)
+	if (!sizes) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
-	for (cpu = 0; cpu < c->ncpus; cpu++)
-		c->ring_fds[cpu] = -1;
-	for (cpu = 0; cpu < c->ncpus; cpu++) {
-		char name[32];
-		int fd;
-
-		uint64_t size = c->ring_sizes ? c->ring_sizes[cpu] : c->ring_size;
-
-		snprintf(name, sizeof(name), "btr_ring%u", cpu);
-		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
-				    (uint32_t)size, NULL);
-		if (fd < 0 || bpf_map_update_elem(outer, &cpu, &fd, 0)) {
-			int e = -errno;
-
-			snprintf(err, errlen,
-				 "cannot create the ring buffer of CPU %u (%llu bytes): %s",
-				 cpu, (unsigned long long)size,
-				 strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return e;
-		}
-		c->ring_fds[cpu] = fd;
-		c->ring_ctx[cpu] = (struct ring_ctx){ c, cpu };
-		if (!c->rb)
-			c->rb = ring_buffer__new(fd, on_sample, &c->ring_ctx[cpu],
-						 NULL);
-		else if (ring_buffer__add(c->rb, fd, on_sample,
-					  &c->ring_ctx[cpu]))
-			c->rb = NULL;
-		if (!c->rb) {
-			snprintf(err, errlen, "cannot map ring buffer: %s",
-				 strerror(errno));
-			return -errno;
-		}
 	}
-	return 0;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		sizes[cpu] = c->ring_sizes ? c->ring_sizes[cpu] : c->ring_size;
+	c->rings = rings_new(bpf_map__fd(c->skel->maps.rings), c->ncpus, sizes,
+			     c->o.on_record, c->o.ctx, err, errlen);
+	free(sizes);
+	return c->rings ? 0 : -EINVAL;
 }
 
 struct capture *capture_open(const struct capture_opts *o, char *err,
@@ -334,27 +286,14 @@ void capture_detach(struct capture *c)
 	c->nlinks = 0;
 }
 
-static int take_cb_err(struct capture *c, int n)
-{
-	int e = c->cb_err;
-
-	c->cb_err = 0;
-	return e ? e : n;
-}
-
 int capture_poll(struct capture *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, timeout_ms);
-
-	if (n < 0 && n != -EINTR)
-		return n;
-	n = ring_buffer__consume(c->rb);
-	return take_cb_err(c, n);
+	return rings_poll(c->rings, timeout_ms);
 }
 
 int capture_drain(struct capture *c)
 {
-	return take_cb_err(c, ring_buffer__consume(c->rb));
+	return rings_drain(c->rings);
 }
 
 int capture_clock_stamp(struct capture *c, uint64_t seq)
@@ -396,18 +335,11 @@ bool capture_uses_raw_tp(const struct capture *c)
 
 void capture_close(struct capture *c)
 {
-	uint32_t cpu;
-
 	if (!c)
 		return;
 	capture_detach(c);
 	free(c->links);
-	ring_buffer__free(c->rb);
-	for (cpu = 0; c->ring_fds && cpu < c->ncpus; cpu++)
-		if (c->ring_fds[cpu] >= 0)
-			close(c->ring_fds[cpu]);
-	free(c->ring_fds);
-	free(c->ring_ctx);
+	rings_free(c->rings);
 	sched_bpf__destroy(c->skel);
 	free(c);
 }

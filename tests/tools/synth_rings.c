@@ -1,0 +1,419 @@
+/* Simulated many-core host: N BPF rings (as if N CPUs were online), filled
+ * by a test-only BPF program run with BPF_PROG_TEST_RUN
+ * (tests/synth/synth.bpf.c), drained by the recorder's own reader code
+ * (record/rings.c) into its bundle encoders and central buffer, with the
+ * ring sizes of the memory budget (record/budget.c) for N CPUs. Needs
+ * root.
+ *
+ *   synth_rings MODE -n RINGS [-r RING_SIZE] [-k ROUNDS] [-m MEMORY]
+ *
+ * check   random amounts into random rings, some past full, drained now
+ *         and then; verifies every record read once, in order per ring,
+ *         and written = read + dropped exactly, per ring (exit 1 if not)
+ * rate    every ring filled full, then drained: events/s of one reader
+ *         thread, reading only and reading + encoding
+ * idle    drain passes over empty rings: ns per pass, ours and libbpf's
+ *         ring_buffer__consume over the same rings
+ * memory  rings and buffer of the default budget for N CPUs, every ring
+ *         filled and drained until the buffer wrapped: the process's
+ *         proportional set size against the budget
+ *
+ * Output: one line of key=value pairs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "buffer/central.h"
+#include "encode/bundle.h"
+#include "record/budget.h"
+#include "record/rings.h"
+#include "synth.skel.h"
+
+#define SEQ_BASE 4
+#define TS_BASE 1000000000ull
+#define REC_BYTES 88 /* a switch record and its ring header */
+
+struct synth_count {
+	uint64_t seq, written, dropped, pending;
+};
+
+struct synth {
+	struct synth_bpf *skel;
+	struct rings *rings;
+	struct budget b;
+	uint32_t n;
+	uint64_t *sizes;
+	uint64_t *next;  /* per ring: the sequence number expected next */
+	uint64_t read, lost_carried, order_errors;
+	struct bundle_enc **enc;
+	struct central *buf;
+	bool encode;
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int on_record(void *ctx, uint32_t ring, const void *rec, size_t len)
+{
+	struct synth *s = ctx;
+	const struct btr_hdr *h = rec;
+	uint64_t seq = (h->ts - TS_BASE) / 1000;
+
+	if (seq != s->next[ring] + h->lost)
+		s->order_errors++;
+	s->next[ring] = seq + 1;
+	s->read++;
+	s->lost_carried += h->lost;
+	return s->encode ? bundle_enc_add(s->enc[ring], h, len) : 0;
+}
+
+static int write_ring(struct synth *s, uint32_t ring, uint64_t count)
+{
+	uint64_t args[2] = { ring, count };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = sizeof(args));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.synth_write),
+				   &opts))
+		return -errno;
+	return opts.retval ? -ENOENT : 0;
+}
+
+static int flush_all(struct synth *s)
+{
+	uint32_t i;
+	int e = 0;
+
+	for (i = 0; i < s->n && !e; i++)
+		e = bundle_enc_flush(s->enc[i]);
+	return e;
+}
+
+static int drain(struct synth *s)
+{
+	int n = rings_drain(s->rings);
+
+	if (n >= 0 && s->encode) {
+		int e = flush_all(s);
+
+		if (e)
+			return e;
+	}
+	return n;
+}
+
+static uint64_t capacity(const struct synth *s, uint32_t ring)
+{
+	return s->sizes[ring] / REC_BYTES;
+}
+
+static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
+{
+	struct budget_in in = { memory, 0, ring_size, s->n, s->n,
+				(uint64_t)sysconf(_SC_PAGESIZE) };
+	char err[256];
+	uint32_t i;
+
+	if (budget_compute(&in, &s->b, err, sizeof(err))) {
+		fprintf(stderr, "synth_rings: %s\n", err);
+		return -EINVAL;
+	}
+	s->sizes = calloc(s->n, sizeof(*s->sizes));
+	s->next = calloc(s->n, sizeof(*s->next));
+	s->enc = calloc(s->n, sizeof(*s->enc));
+	s->buf = central_new(s->b.buffer, 32 * 1024, FILL_RING);
+	if (!s->sizes || !s->next || !s->enc || !s->buf)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		s->sizes[i] = s->b.ring_online;
+		s->enc[i] = bundle_enc_new(i, SEQ_BASE + i, central_sink(s->buf));
+		if (!s->enc[i])
+			return -ENOMEM;
+	}
+	s->skel = synth_bpf__open();
+	if (!s->skel)
+		return -errno;
+	if (bpf_map__set_max_entries(s->skel->maps.rings, s->n) ||
+	    synth_bpf__load(s->skel)) {
+		fprintf(stderr, "synth_rings: cannot load the synthetic program\n");
+		return -EINVAL;
+	}
+	s->rings = rings_new(bpf_map__fd(s->skel->maps.rings), s->n, s->sizes,
+			     on_record, s, err, sizeof(err));
+	if (!s->rings) {
+		fprintf(stderr, "synth_rings: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int read_counts(struct synth *s, struct synth_count *tot, uint64_t *bad)
+{
+	uint32_t i;
+
+	memset(tot, 0, sizeof(*tot));
+	*bad = 0;
+	for (i = 0; i < s->n; i++) {
+		struct synth_count c;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.counts), &i, &c))
+			return -errno;
+		tot->seq += c.seq;
+		tot->written += c.written;
+		tot->dropped += c.dropped;
+		tot->pending += c.pending;
+		/* per ring: what was read, and the losses after it */
+		if (s->next[i] + c.pending != c.seq)
+			(*bad)++;
+	}
+	return 0;
+}
+
+static int mode_check(struct synth *s, uint32_t rounds)
+{
+	struct synth_count t;
+	uint64_t bad;
+	uint32_t k, i;
+	int e;
+
+	srand(42);
+	s->encode = true;
+	for (k = 0; k < rounds; k++) {
+		for (i = 0; i < s->n; i++) {
+			uint32_t ring = (uint32_t)rand() % s->n;
+			/* up to a ring and a half: some rings overflow */
+			uint64_t count = (uint64_t)rand() % (capacity(s, ring) * 3 / 2 + 1);
+
+			if (rand() % 4 == 0)
+				continue;
+			e = write_ring(s, ring, count / (1 + rand() % 4));
+			if (e)
+				return e;
+		}
+		if (k % 3 == 2 && (e = drain(s)) < 0)
+			return e;
+	}
+	if ((e = drain(s)) < 0 || (e = read_counts(s, &t, &bad)))
+		return e;
+	printf("rings=%u ring_size=%llu attempted=%llu written=%llu read=%llu "
+	       "dropped=%llu lost_carried=%llu lost_pending=%llu "
+	       "order_errors=%llu rings_unbalanced=%llu\n", s->n,
+	       (unsigned long long)s->sizes[0], (unsigned long long)t.seq,
+	       (unsigned long long)t.written, (unsigned long long)s->read,
+	       (unsigned long long)t.dropped,
+	       (unsigned long long)s->lost_carried,
+	       (unsigned long long)t.pending,
+	       (unsigned long long)s->order_errors, (unsigned long long)bad);
+	return t.seq == s->read + t.dropped && t.written == s->read &&
+	       t.dropped == s->lost_carried + t.pending && !s->order_errors &&
+	       !bad ? 0 : 1;
+}
+
+static int fill_all(struct synth *s)
+{
+	uint32_t i;
+	int e;
+
+	for (i = 0; i < s->n; i++)
+		if ((e = write_ring(s, i, capacity(s, i))))
+			return e;
+	return 0;
+}
+
+static int mode_rate(struct synth *s, uint32_t rounds)
+{
+	double t_read = 0, t_enc = 0;
+	uint64_t n_read = 0, n_enc = 0, before;
+	uint32_t k;
+	int e;
+
+	for (k = 0; k < rounds; k++) {
+		double t0;
+
+		s->encode = k % 2;
+		if ((e = fill_all(s)))
+			return e;
+		before = s->read;
+		t0 = now_ns();
+		if ((e = drain(s)) < 0)
+			return e;
+		if (s->encode) {
+			t_enc += now_ns() - t0;
+			n_enc += s->read - before;
+		} else {
+			t_read += now_ns() - t0;
+			n_read += s->read - before;
+		}
+	}
+	printf("rings=%u ring_size=%llu events=%llu read_events_per_s=%.0f "
+	       "encode_events_per_s=%.0f read_ns_per_event=%.1f "
+	       "encode_ns_per_event=%.1f order_errors=%llu\n", s->n,
+	       (unsigned long long)s->sizes[0],
+	       (unsigned long long)(n_read + n_enc), n_read / t_read * 1e9,
+	       n_enc / t_enc * 1e9, t_read / n_read, t_enc / n_enc,
+	       (unsigned long long)s->order_errors);
+	return s->order_errors ? 1 : 0;
+}
+
+static int count_cb(void *ctx, void *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+static int mode_idle(struct synth *s, uint32_t passes)
+{
+	struct ring_buffer *rb = NULL;
+	uint64_t dummy = 0;
+	double t0, t, ours, lib, enc;
+	uint32_t i, k;
+	int e = 0;
+
+	s->encode = true;
+	for (i = 0; i < s->n && !e; i++) {
+		int fd = rings_fd(s->rings, i);
+
+		if (!rb)
+			rb = ring_buffer__new(fd, count_cb, &dummy, NULL);
+		else if (ring_buffer__add(rb, fd, count_cb, &dummy))
+			e = -EINVAL;
+		if (!rb)
+			e = -EINVAL;
+	}
+	if (e)
+		goto out;
+	/* the best of five batches: the host runs other work too */
+	ours = enc = lib = 1e18;
+	for (k = 0; k < 5; k++) {
+		t0 = now_ns();
+		for (i = 0; i < passes / 5; i++)
+			rings_drain(s->rings);
+		t = (now_ns() - t0) / (passes / 5);
+		ours = t < ours ? t : ours;
+		t0 = now_ns();
+		for (i = 0; i < passes / 5; i++)
+			drain(s);
+		t = (now_ns() - t0) / (passes / 5);
+		enc = t < enc ? t : enc;
+		t0 = now_ns();
+		for (i = 0; i < passes / 5; i++)
+			ring_buffer__consume(rb);
+		t = (now_ns() - t0) / (passes / 5);
+		lib = t < lib ? t : lib;
+	}
+	printf("rings=%u idle_pass_ns=%.0f idle_pass_with_encoders_ns=%.0f "
+	       "idle_pass_libbpf_ns=%.0f\n", s->n, ours, enc, lib);
+out:
+	ring_buffer__free(rb);
+	return e;
+}
+
+static long status_kib(const char *file, const char *key)
+{
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+	FILE *f = fopen(file, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtol(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int mode_memory(struct synth *s)
+{
+	uint32_t k;
+	int e;
+
+	s->encode = true;
+	for (k = 0; k < 1000 && !central_stats(s->buf)->chunks_overwritten; k++)
+		if ((e = fill_all(s)) || (e = drain(s)) < 0)
+			return e;
+	printf("cpus=%u budget_kib=%llu planned_kib=%llu buffer_kib=%llu "
+	       "ring_kib=%llu pss_kib=%ld rss_kib=%ld hwm_kib=%ld "
+	       "buffer_wrapped=%d\n", s->n,
+	       (unsigned long long)(s->b.memory >> 10),
+	       (unsigned long long)(s->b.total >> 10),
+	       (unsigned long long)(s->b.buffer >> 10),
+	       (unsigned long long)(s->b.ring_online >> 10),
+	       status_kib("/proc/self/smaps_rollup", "Pss"),
+	       status_kib("/proc/self/smaps_rollup", "Rss"),
+	       status_kib("/proc/self/status", "VmHWM"),
+	       central_stats(s->buf)->chunks_overwritten > 0);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: synth_rings check|rate|idle|memory -n RINGS "
+			"[-r RING_SIZE] [-k ROUNDS] [-m MEMORY]\n");
+	return 64;
+}
+
+int main(int argc, char **argv)
+{
+	struct synth s;
+	uint64_t ring_size = 0, memory = 0;
+	uint32_t rounds = 0, i;
+	const char *mode;
+	int opt, rc = 1;
+
+	memset(&s, 0, sizeof(s));
+	if (argc < 2)
+		return usage();
+	mode = argv[1];
+	optind = 2;
+	while ((opt = getopt(argc, argv, "n:r:k:m:")) != -1) {
+		switch (opt) {
+		case 'n': s.n = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'r': ring_size = strtoull(optarg, NULL, 10); break;
+		case 'k': rounds = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'm': memory = strtoull(optarg, NULL, 10); break;
+		default: return usage();
+		}
+	}
+	if (!s.n || s.n > 8192)
+		return usage();
+	if (setup(&s, memory, ring_size))
+		goto out;
+	if (!strcmp(mode, "check"))
+		rc = mode_check(&s, rounds ? rounds : 30);
+	else if (!strcmp(mode, "rate"))
+		rc = mode_rate(&s, rounds ? rounds : 10);
+	else if (!strcmp(mode, "idle"))
+		rc = mode_idle(&s, rounds ? rounds : 20000);
+	else if (!strcmp(mode, "memory"))
+		rc = mode_memory(&s);
+	else
+		rc = usage();
+	if (rc < 0) {
+		fprintf(stderr, "synth_rings: %s\n", strerror(-rc));
+		rc = 1;
+	}
+out:
+	rings_free(s.rings);
+	synth_bpf__destroy(s.skel);
+	for (i = 0; s.enc && i < s.n; i++)
+		bundle_enc_free(s.enc[i]);
+	free(s.enc);
+	central_free(s.buf);
+	free(s.sizes);
+	free(s.next);
+	return rc;
+}

@@ -1,0 +1,225 @@
+/* Creating, mapping and draining the per-CPU BPF rings (rings.h). The
+ * layout is the kernel's BPF ring buffer ABI: a consumer page (ours to
+ * write), a producer page, then the data pages mapped twice in a row so a
+ * record that wraps reads as one piece; each record starts with a 32-bit
+ * length whose top bits say busy (not committed yet) or discarded, and
+ * records are 8-byte aligned after their 8-byte header. */
+#include "record/rings.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#define MAX_EVENTS 64
+
+struct ring {
+	unsigned long *consumer;       /* consumer page */
+	const unsigned long *producer; /* producer page, then data twice */
+	const uint8_t *data;
+	uint64_t mask;
+	size_t map_len;                /* of producer + data */
+	int fd;
+};
+
+struct rings {
+	struct ring *r;
+	uint32_t n;
+	int epfd;
+	size_t page;
+	rings_record_fn fn;
+	void *ctx;
+	int err; /* the callback's first error in this pass */
+};
+
+static int map_ring(struct rings *rs, struct ring *r, uint64_t size)
+{
+	void *p;
+
+	p = mmap(NULL, rs->page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->consumer = p;
+	r->map_len = rs->page + 2 * size;
+	p = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, r->fd,
+		 (off_t)rs->page);
+	if (p == MAP_FAILED) {
+		int e = -errno;
+
+		munmap(r->consumer, rs->page);
+		r->consumer = NULL;
+		return e;
+	}
+	r->producer = p;
+	r->data = (const uint8_t *)p + rs->page;
+	r->mask = size - 1;
+	return 0;
+}
+
+static int add_ring(struct rings *rs, int outer_fd, uint32_t i, uint64_t size,
+		    char *err, size_t errlen)
+{
+	struct ring *r = &rs->r[i];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+	char name[32];
+	int e;
+
+	snprintf(name, sizeof(name), "btr_ring%u", i);
+	r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
+			       (uint32_t)size, NULL);
+	if (r->fd < 0 || bpf_map_update_elem(outer_fd, &i, &r->fd, 0)) {
+		e = -errno;
+		snprintf(err, errlen,
+			 "cannot create the ring buffer of CPU %u (%llu bytes): %s",
+			 i, (unsigned long long)size, strerror(errno));
+		return e;
+	}
+	e = map_ring(rs, r, size);
+	if (!e && epoll_ctl(rs->epfd, EPOLL_CTL_ADD, r->fd, &ev))
+		e = -errno;
+	if (e)
+		snprintf(err, errlen, "cannot map ring buffer: %s", strerror(-e));
+	return e;
+}
+
+struct rings *rings_new(int outer_fd, uint32_t n, const uint64_t *sizes,
+			rings_record_fn fn, void *ctx, char *err,
+			size_t errlen)
+{
+	struct rings *rs = calloc(1, sizeof(*rs));
+	uint32_t i;
+
+	if (!rs || !(rs->r = calloc(n ? n : 1, sizeof(*rs->r)))) {
+		snprintf(err, errlen, "out of memory");
+		free(rs);
+		return NULL;
+	}
+	rs->n = n;
+	rs->fn = fn;
+	rs->ctx = ctx;
+	rs->page = (size_t)sysconf(_SC_PAGESIZE);
+	rs->epfd = -1;
+	for (i = 0; i < n; i++)
+		rs->r[i].fd = -1;
+	rs->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (rs->epfd < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		if (add_ring(rs, outer_fd, i, sizes[i], err, errlen))
+			goto fail;
+	return rs;
+fail:
+	rings_free(rs);
+	return NULL;
+}
+
+/* Reads one ring to empty (records committed while it reads included). */
+static int drain_ring(struct rings *rs, uint32_t idx)
+{
+	struct ring *r = &rs->r[idx];
+	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);
+	unsigned long prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+	int n = 0;
+
+	while (cons < prod) {
+		while (cons < prod) {
+			const uint32_t *hdr =
+				(const uint32_t *)(r->data + (cons & r->mask));
+			uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+			uint32_t body = len & ~(BPF_RINGBUF_BUSY_BIT |
+						BPF_RINGBUF_DISCARD_BIT);
+
+			if (len & BPF_RINGBUF_BUSY_BIT)
+				goto out; /* being written: next pass */
+			cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+			if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
+				int e = rs->fn(rs->ctx, idx,
+					       (const uint8_t *)hdr +
+						       BPF_RINGBUF_HDR_SZ,
+					       body);
+
+				if (e && !rs->err)
+					rs->err = e;
+				n++;
+			}
+			__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
+		}
+		prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+	}
+out:
+	return n;
+}
+
+int rings_drain_range(struct rings *rs, uint32_t first, uint32_t n)
+{
+	uint32_t i, end = first + n > rs->n ? rs->n : first + n;
+	int total = 0, e;
+
+	for (i = first; i < end; i++) {
+		const struct ring *r = &rs->r[i];
+
+		/* the idle check: no call, no record header touched */
+		if (__atomic_load_n(r->producer, __ATOMIC_ACQUIRE) ==
+		    *r->consumer)
+			continue;
+		total += drain_ring(rs, i);
+	}
+	e = rs->err;
+	rs->err = 0;
+	return e ? e : total;
+}
+
+int rings_drain(struct rings *rs)
+{
+	return rings_drain_range(rs, 0, rs->n);
+}
+
+int rings_poll(struct rings *rs, int timeout_ms)
+{
+	struct epoll_event ev[MAX_EVENTS];
+	int n = epoll_wait(rs->epfd, ev, MAX_EVENTS, timeout_ms);
+
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	return rings_drain(rs);
+}
+
+uint32_t rings_count(const struct rings *rs)
+{
+	return rs->n;
+}
+
+int rings_fd(const struct rings *rs, uint32_t i)
+{
+	return i < rs->n ? rs->r[i].fd : -1;
+}
+
+void rings_free(struct rings *rs)
+{
+	uint32_t i;
+
+	if (!rs)
+		return;
+	for (i = 0; rs->r && i < rs->n; i++) {
+		struct ring *r = &rs->r[i];
+
+		if (r->producer)
+			munmap((void *)r->producer, r->map_len);
+		if (r->consumer)
+			munmap(r->consumer, rs->page);
+		if (r->fd >= 0)
+			close(r->fd);
+	}
+	if (rs->epfd >= 0)
+		close(rs->epfd);
+	free(rs->r);
+	free(rs);
+}

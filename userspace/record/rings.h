@@ -1,0 +1,39 @@
+/* The reader's side of the per-CPU BPF rings: creates one BPF ring buffer
+ * per CPU id (each of its own size) into an array of maps, maps each one,
+ * and drains them. A drain pass reads each ring's producer and consumer
+ * positions from its mapped header pages first and goes further only into
+ * rings that hold data, so an idle pass costs two loads per ring and no
+ * call into libbpf. Records of one ring come out in the order they were
+ * written, each once. Wakeups (forced by the BPF side past half a ring)
+ * arrive through one epoll set over all rings. */
+#ifndef BTR_RINGS_H
+#define BTR_RINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called for each record, in ring order per ring. A non-zero return is
+ * kept (the first one) and returned by the pass; the record is consumed
+ * and the pass goes on. */
+typedef int (*rings_record_fn)(void *ctx, uint32_t ring, const void *rec,
+			       size_t len);
+
+struct rings;
+
+/* n rings of sizes[i] bytes (powers of two, at least a page), put at index
+ * i of the array of maps outer_fd. NULL on failure, with a reason in err. */
+struct rings *rings_new(int outer_fd, uint32_t n, const uint64_t *sizes,
+			rings_record_fn fn, void *ctx, char *err,
+			size_t errlen);
+/* Waits up to timeout_ms for a wakeup, then drains every ring. Returns the
+ * records read, or a negative errno (the callback's first error). */
+int rings_poll(struct rings *r, int timeout_ms);
+/* Drains every ring now. */
+int rings_drain(struct rings *r);
+/* Drains rings [first, first + n). */
+int rings_drain_range(struct rings *r, uint32_t first, uint32_t n);
+uint32_t rings_count(const struct rings *r);
+int rings_fd(const struct rings *r, uint32_t i);
+void rings_free(struct rings *r);
+
+#endif
