@@ -103,7 +103,7 @@ config_kib() {
 	grep -q "take .* more than the default budget" "$TMP/rec.err"
 	# with --memory the budget sizes the other part
 	local n; n=$(online_cpus)
-	record_cmd -v -d 200ms --memory $((24 + n))M -b 4M
+	record_cmd -v -d 200ms --memory $((32 + n))M -b 4M
 	[ "$(config_kib buffer0_size_kb)" = 4096 ]
 	# and the overrides must fit in it
 	run "$BTR" --memory 32M -b 30M -d 1 -o "$TMP/t.pb"

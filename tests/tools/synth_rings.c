@@ -121,7 +121,7 @@ static uint64_t capacity(const struct synth *s, uint32_t ring)
 static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 {
 	struct budget_in in = { memory, 0, ring_size, s->n, s->n,
-				(uint64_t)sysconf(_SC_PAGESIZE) };
+				(uint64_t)sysconf(_SC_PAGESIZE), 0 };
 	char err[256];
 	uint32_t i;
 

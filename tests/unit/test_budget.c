@@ -16,7 +16,7 @@
 static int run(uint64_t memory, uint64_t buffer, uint64_t ring,
 	       uint32_t nslots, uint32_t nonline, struct budget *b)
 {
-	struct budget_in in = { memory, buffer, ring, nslots, nonline, 4096 };
+	struct budget_in in = { memory, buffer, ring, nslots, nonline, 4096, 0 };
 	char err[256] = "";
 	int r = budget_compute(&in, b, err, sizeof(err));
 

@@ -128,7 +128,8 @@ int budget_compute(const struct budget_in *in, struct budget *out,
 	noffline = in->nslots - in->nonline;
 	f.nonline = in->nonline;
 	f.offline_rings = (uint64_t)noffline * page;
-	f.fixed = BUDGET_BASE + (uint64_t)in->nonline * BUDGET_READER_PER_CPU +
+	f.fixed = BUDGET_BASE + in->extra +
+		  (uint64_t)in->nonline * BUDGET_READER_PER_CPU +
 		  (uint64_t)noffline * BUDGET_READER_OFFLINE +
 		  (uint64_t)in->nslots * 2 * page;
 	out->nonline = in->nonline;

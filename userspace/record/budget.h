@@ -44,6 +44,10 @@
 #define BUDGET_BUFFER_FLOOR (16ull << 20) /* of a grown default */
 #define BUDGET_BASE (16ull << 20)
 #define BUDGET_READER_PER_CPU (160ull << 10) /* 117 KiB + 32 KiB */
+/* The kernel's text symbols, read from /proc/kallsyms when blocked
+ * reasons are recorded: about 5 MiB for 122k symbols (16 bytes each and
+ * their names), with room for the arrays' growth. */
+#define BUDGET_KERNEL_SYMBOLS (8ull << 20)
 #define BUDGET_READER_OFFLINE (8ull << 10)
 #define BUDGET_CHUNK (32ull << 10) /* the buffer is whole chunks */
 
@@ -54,6 +58,7 @@ struct budget_in {
 	uint32_t nslots;      /* rings: highest possible CPU id + 1 */
 	uint32_t nonline;     /* online CPUs among them */
 	uint64_t page;        /* page size */
+	uint64_t extra;       /* optional parts (BUDGET_KERNEL_SYMBOLS) */
 };
 
 struct budget {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "record/cpus.h"
 #include "util/log.h"
 
@@ -16,6 +17,8 @@ int plan_make(struct plan *p, struct record_opts *o)
 		.buffer = o->buffer_size,
 		.ring = o->ringbuf_size,
 		.page = (uint64_t)sysconf(_SC_PAGESIZE),
+		.extra = o->blocked_mode != BTR_BLOCKED_NONE ?
+				 BUDGET_KERNEL_SYMBOLS : 0,
 	};
 	struct cpus c;
 	char err[256];
