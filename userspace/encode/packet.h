@@ -15,6 +15,9 @@ enum {
 			       * shows their loss on a sequence of their own */
 	SEQ_PROCESS_TREE = 3, /* ProcessTree from /proc */
 	SEQ_FTRACE_BASE = 4,  /* + cpu: that CPU's FtraceEventBundles */
+	SEQ_CALLSTACKS = 0x10000, /* --callstacks PerfSamples, all CPUs (one
+				   * sequence, as Perfetto's perf data source
+				   * writes); above any CPU's sequence */
 };
 
 #define SEQ_FLAG_INCREMENTAL_STATE_CLEARED 1u
