@@ -1,6 +1,6 @@
 /* Off-CPU call stacks (--callstacks): turns the recorder's BTR_REC_STACK
- * records (the kernel stack of a task going to sleep) into PerfSamples on
- * one packet sequence of their own, through the perf sample encoder
+ * records (the kernel stack of a task going to sleep) of one CPU into
+ * PerfSamples on a packet sequence of their own, through the perf sample encoder
  * (perf_samples.h), as Perfetto's perf data source writes samples taken on
  * a tracepoint:
  *

@@ -63,7 +63,7 @@ struct recorder {
 	struct capture *cap;
 	struct bundle_enc **enc;
 	struct ksyms *ksyms; /* names of blocked functions, NULL: none */
-	struct callstack_enc *stacks; /* --callstacks, else NULL */
+	struct callstack_enc **stacks; /* per CPU with --callstacks, else NULL */
 	uint64_t *stack_records;      /* per CPU: stack records read */
 	uint32_t ncpus;
 	struct procfs *procs;
@@ -139,7 +139,7 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	if (h->type == BTR_REC_STACK && r->stacks) {
 		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
 		if (!e)
-			e = callstack_enc_add(r->stacks, cpu, h, len);
+			e = callstack_enc_add(r->stacks[cpu], cpu, h, len);
 		if (!e)
 			r->stack_records[cpu]++;
 		return e;
@@ -224,8 +224,8 @@ static int flush_encoders(struct recorder *r)
 		e = bundle_enc_flush(r->enc[cpu]);
 	/* Each drain pass starts the stacks' interned state anew, so a ring
 	 * that overwrote older chunks leaves the later samples readable. */
-	if (r->stacks)
-		callstack_enc_reset(r->stacks);
+	for (cpu = 0; r->stacks && cpu < r->ncpus; cpu++)
+		callstack_enc_reset(r->stacks[cpu]);
 	return e ? e : procfs_flush(r->procs);
 }
 
@@ -325,12 +325,17 @@ static int setup(struct recorder *r)
 	}
 	if (r->o.callstacks) {
 		r->stack_records = calloc(r->ncpus, sizeof(*r->stack_records));
-		r->stacks = callstack_enc_new(r->data, SEQ_CALLSTACKS,
-					      r->ksyms ? symbolize : NULL,
-					      r->ksyms, co.sched_text[0],
-					      co.sched_text[1]);
+		r->stacks = calloc(r->ncpus, sizeof(*r->stacks));
 		if (!r->stack_records || !r->stacks)
 			return -ENOMEM;
+		for (cpu = 0; cpu < r->ncpus; cpu++) {
+			r->stacks[cpu] = callstack_enc_new(
+				r->data, SEQ_FTRACE_BASE + r->ncpus + cpu,
+				r->ksyms ? symbolize : NULL, r->ksyms,
+				co.sched_text[0], co.sched_text[1]);
+			if (!r->stacks[cpu])
+				return -ENOMEM;
+		}
 	}
 	log_debug("%u CPU ids, a %llu-byte ring each online one, %s", r->ncpus,
 		  (unsigned long long)capture_ring_size(r->cap),
@@ -477,7 +482,7 @@ static int run_loop(struct recorder *r)
 
 static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, uint32_t *n)
 {
-	uint32_t *ids = calloc(ncpus + 4, sizeof(*ids)), i;
+	uint32_t *ids = calloc(2 * ncpus + 3, sizeof(*ids)), i;
 
 	if (!ids)
 		return NULL;
@@ -487,8 +492,8 @@ static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, uint32_t *n)
 	for (i = 0; i < ncpus; i++)
 		ids[3 + i] = SEQ_FTRACE_BASE + i;
 	*n = ncpus + 3;
-	if (stacks)
-		ids[(*n)++] = SEQ_CALLSTACKS;
+	for (i = 0; stacks && i < ncpus; i++)
+		ids[(*n)++] = SEQ_FTRACE_BASE + ncpus + i;
 	return ids;
 }
 
@@ -551,13 +556,21 @@ static void report_accounting(struct recorder *r)
 				  (unsigned long long)acct[cpu].stack_failed);
 	}
 	if (r->stacks && !r->o.quiet) {
-		const struct callstack_enc_stats *ss = callstack_enc_stats(r->stacks);
+		struct callstack_enc_stats sum = { 0 };
 
+		for (cpu = 0; cpu < r->ncpus; cpu++) {
+			const struct callstack_enc_stats *ss =
+				callstack_enc_stats(r->stacks[cpu]);
+
+			sum.samples += ss->samples;
+			sum.truncated += ss->truncated;
+			sum.failed += ss->failed;
+		}
 		log_info("call stacks: %llu samples, %llu truncated at %d "
 			 "frames, %llu could not be taken",
-			 (unsigned long long)ss->samples,
-			 (unsigned long long)ss->truncated, BTR_STACK_MAX,
-			 (unsigned long long)ss->failed);
+			 (unsigned long long)sum.samples,
+			 (unsigned long long)sum.truncated, BTR_STACK_MAX,
+			 (unsigned long long)sum.failed);
 	}
 	if (r->counts.clock_skipped)
 		log_debug("%llu clock snapshots skipped: their ring was full",
@@ -600,7 +613,9 @@ static void cleanup(struct recorder *r)
 		bundle_enc_free(r->enc[cpu]);
 	free(r->enc);
 	free(r->read_events);
-	callstack_enc_free(r->stacks);
+	for (cpu = 0; r->stacks && cpu < r->ncpus; cpu++)
+		callstack_enc_free(r->stacks[cpu]);
+	free(r->stacks);
 	free(r->stack_records);
 	procfs_free(r->procs);
 	capture_close(r->cap);
