@@ -286,21 +286,30 @@ static __always_inline bool in_sched_text(__u64 ip)
 /* The first return address after the scheduler's frames: the stack starts
  * in the tracing code (the tracepoint, this program's trampoline), then
  * __schedule() and its callers in __sched_text, then the function the
- * task blocked in. 0 when there is no such frame. */
-static __always_inline __u64 blocked_caller(void *ctx)
+ * task blocked in. 0 when there is no such frame. `taken`: the n frames
+ * --callstacks already took for this switch (no second walk), or NULL. */
+static __always_inline __u64 blocked_caller(void *ctx, const __u64 *taken,
+					    long n)
 {
 	__u32 zero = 0;
-	__u64 *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	const __u64 *st = taken;
 	bool seen = false;
-	long n;
 	int i;
 
-	if (!st || !sched_text_end)
+	if (!sched_text_end)
 		return 0;
-	n = bpf_get_stack(ctx, st, BLOCKED_STACK_DEPTH * sizeof(__u64), 0);
-	if (n <= 0)
-		return 0;
-	n /= sizeof(__u64);
+	if (!st) {
+		__u64 *buf = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+		if (!buf)
+			return 0;
+		n = bpf_get_stack(ctx, buf, BLOCKED_STACK_DEPTH * sizeof(__u64),
+				  0);
+		if (n <= 0)
+			return 0;
+		n /= sizeof(__u64);
+		st = buf;
+	}
 	for (i = 0; i < BLOCKED_STACK_DEPTH; i++) {
 		if (i >= n)
 			break;
@@ -316,7 +325,8 @@ static __always_inline __u64 blocked_caller(void *ctx)
  * D, as --blocked-reason asks): where it blocked and whether it waits for
  * I/O. prev is still the current task. */
 static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
-				       __s64 report)
+				       __s64 report, const __u64 *taken,
+				       long ntaken)
 {
 	struct btr_cpu_acct *a;
 	struct resv r;
@@ -332,7 +342,7 @@ static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
 		return;
 	e->pid = BPF_CORE_READ(prev, pid);
 	e->io_wait = BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait);
-	e->caller = blocked_caller(ctx);
+	e->caller = blocked_caller(ctx, taken, ntaken);
 	submit(r);
 }
 
@@ -357,8 +367,9 @@ struct {
  * built in the scratch and copied into the ring with only the frames it
  * has (bpf_ringbuf_output, as a reservation's size must be constant).
  * Truncated and failed stacks are counted, and flagged on their record. */
-static __always_inline void do_stack(void *ctx, struct task_struct *prev,
-				     __s64 report)
+static __always_inline const __u64 *do_stack(void *ctx,
+					     struct task_struct *prev,
+					     __s64 report, long *taken)
 {
 	struct btr_cpu_acct *a;
 	struct stack_buf *b;
@@ -366,12 +377,13 @@ static __always_inline void do_stack(void *ctx, struct task_struct *prev,
 	void *ring;
 	long n;
 
+	*taken = 0;
 	if (report != 0x01 && report != 0x02)
-		return;
+		return NULL;
 	a = acct_get(BTR_PROG_STACK);
 	b = bpf_map_lookup_elem(&stack_buf, &zero);
 	if (!a || !b)
-		return;
+		return NULL;
 	n = bpf_get_stack(ctx, b->s.ips, sizeof(b->s.ips) + sizeof(b->extra),
 			  0);
 	b->s.flags = 0;
@@ -404,10 +416,12 @@ static __always_inline void do_stack(void *ctx, struct task_struct *prev,
 	if (ring && !bpf_ringbuf_output(ring, &b->s, size,
 					wake_flags(ring, a))) {
 		a->lost_pending = 0;
-		return;
+	} else {
+		a->lost_total++;
+		a->lost_pending++;
 	}
-	a->lost_total++;
-	a->lost_pending++;
+	*taken = n;
+	return b->s.ips;
 }
 
 static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
@@ -418,6 +432,8 @@ static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 	struct resv r = reserve(a, sizeof(struct btr_switch), BTR_REC_SWITCH);
 	struct btr_switch *e = (void *)r.rec;
 	__s64 report = report_state(btf, preempt, state, prev);
+	const __u64 *st = NULL;
+	long ntaken = 0;
 
 	if (e) {
 		e->prev_state = report;
@@ -429,10 +445,11 @@ static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 		read_comm(btf, e->next_comm, next);
 		submit(r);
 	}
-	if (blocked_mode != BTR_BLOCKED_NONE)
-		do_blocked(ctx, prev, report);
+	/* With --callstacks the stack is taken once, for both records. */
 	if (callstacks)
-		do_stack(ctx, prev, report);
+		st = do_stack(ctx, prev, report, &ntaken);
+	if (blocked_mode != BTR_BLOCKED_NONE)
+		do_blocked(ctx, prev, report, st, ntaken);
 	return 0;
 }
 

@@ -18,8 +18,11 @@ setup_file() {
 		>"$W/btf.out" 2>"$W/btf.err" || fail "record failed: $(cat "$W/btf.err")"
 	"$BTR" --callstacks --raw-tp -o "$W/raw.pb" -- "$TOOLS/waits" "$ROUNDS" \
 		>"$W/raw.out" 2>"$W/raw.err" || fail "record failed: $(cat "$W/raw.err")"
+	# with blocked reasons of S sleeps too: one stack walk serves both
+	"$BTR" --callstacks --blocked-reason all -o "$W/both.pb" -- "$TOOLS/waits" "$ROUNDS" \
+		>"$W/both.out" 2>"$W/both.err" || fail "record failed: $(cat "$W/both.err")"
 	local t
-	for t in btf raw; do
+	for t in btf raw both; do
 		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
 	done
 }
@@ -155,4 +158,29 @@ pairs() {
 	dump_trace "$TMP/trace.pb"
 	! grep -q " perf_sample " "$TMP/dump.txt" || false
 	! "$BTR" stats --json "$TMP/trace.pb" | jq -e '.[] | select(.name == "perf_samples")' || false
+}
+
+@test "callstacks: with --blocked-reason all, each blocked function is in its sample's stack" {
+	# dump puts a blocked reason right after its switch, then comes the
+	# sample of the same switch-out on that CPU
+	local r
+	r=$(sort -s -n -k1,1 "$W/both.txt" | awk '
+		$3 == "sched_blocked_reason" {
+			n++
+			if (pend[$2] != "") { bad++; print "no sample for: " pend[$2] > "/dev/stderr" }
+			f = ""; for (i = 5; i <= NF; i++) if ($i ~ /^function=/) f = substr($i, 10)
+			pend[$2] = $0; pid[$2] = substr($4, 5); fn[$2] = f
+			next
+		}
+		$3 == "perf_sample" && pend[$2] != "" {
+			st = ""; for (i = 6; i <= NF; i++) if ($i ~ /^stack=/) st = "," substr($i, 7) ","
+			if (fn[$2] == "" || pid[$2] != substr($5, 5) || index(st, "," fn[$2] ",") == 0) {
+				bad++; print "not in its stack: " pend[$2] " / " $0 > "/dev/stderr" }
+			pend[$2] = ""
+		}
+		END { print n + 0, bad + 0 }')
+	echo "blocked reasons, misplaced: $r"
+	read -r n bad <<<"$r"
+	[ "$n" -ge $((3 * ROUNDS)) ]
+	[ "$bad" -eq 0 ]
 }
