@@ -27,7 +27,8 @@ enum btr_rec_type {
 	BTR_REC_FREE = 9,
 	BTR_REC_CLOCK = 10,
 	BTR_REC_BLOCKED = 11,
-	BTR_REC_TYPE_MAX = 12,
+	BTR_REC_STACK = 12,
+	BTR_REC_TYPE_MAX = 13,
 };
 
 /* Programs whose invocations are counted (BTR_PROG_*), independently of
@@ -44,6 +45,7 @@ enum btr_prog {
 	BTR_PROG_EXIT,
 	BTR_PROG_FREE,
 	BTR_PROG_BLOCKED, /* the blocked reason sched_switch adds */
+	BTR_PROG_STACK,   /* the off-CPU call stack sched_switch adds */
 	BTR_PROG_MAX,
 };
 
@@ -149,6 +151,30 @@ struct btr_blocked {
 	__u32 io_wait;
 };
 
+/* Frames a BTR_REC_STACK record holds at most. */
+#define BTR_STACK_MAX 64
+
+/* btr_stack.flags */
+#define BTR_STACK_TRUNCATED 0x1 /* the stack had more than BTR_STACK_MAX */
+#define BTR_STACK_FAILED 0x2    /* bpf_get_stack() failed: nr is 0 */
+
+/* The kernel call stack of a task going to sleep (--callstacks), after the
+ * switch record of its sleeping (S or D) switch-out: `ips` are return
+ * addresses, innermost first, as bpf_get_stack() gives them (the first
+ * ones are in the tracing code, then __schedule()). Variable length: the
+ * record holds BTR_STACK_SIZE(nr) bytes. h.pid is the task (still
+ * current); `tgid` its process. */
+struct btr_stack {
+	struct btr_hdr h;
+	__s32 pid;
+	__s32 tgid;
+	__u32 nr;
+	__u32 flags; /* BTR_STACK_* */
+	__u64 ips[BTR_STACK_MAX];
+};
+
+#define BTR_STACK_SIZE(nr) (40u + 8u * (nr))
+
 /* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
  * in the kernel. `seq` matches the request userspace made. */
 struct btr_clock {
@@ -168,6 +194,10 @@ struct btr_cpu_acct {
 	__u64 woke;         /* a forced wakeup was sent since the ring was
 			     * last seen under the wakeup threshold */
 	__u64 pc_addr;      /* where this CPU's preempt count is, once found */
+	__u64 stack_truncated; /* --callstacks: stacks deeper than
+				* BTR_STACK_MAX (their record is cut) */
+	__u64 stack_failed;    /* stacks that could not be taken (their
+				* record has no frames) */
 };
 
 #define BTR_CHECK_SIZE(t, n)                                                   \
@@ -182,5 +212,6 @@ BTR_CHECK_SIZE(btr_exec, 160);
 BTR_CHECK_SIZE(btr_exit, 56);
 BTR_CHECK_SIZE(btr_clock, 56);
 BTR_CHECK_SIZE(btr_blocked, 40);
+BTR_CHECK_SIZE(btr_stack, BTR_STACK_SIZE(BTR_STACK_MAX));
 
 #endif

@@ -175,19 +175,24 @@ static __always_inline struct resv reserve(struct btr_cpu_acct *a, __u32 size,
  * (a self-IPI), and a reader that is slow to run would make every record
  * pay one. The reader drains its rings to empty, so the next record after a
  * drain re-arms the wakeup. */
-static __always_inline void submit(struct resv r)
+static __always_inline __u64 wake_flags(void *ring, struct btr_cpu_acct *a)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (bpf_ringbuf_query(r.ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
-		if (!r.a || !r.a->woke)
+	if (bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes) {
+		if (!a || !a->woke)
 			flags = BPF_RB_FORCE_WAKEUP;
-		if (r.a && !r.a->woke)
-			r.a->woke = 1;
-	} else if (r.a && r.a->woke) {
-		r.a->woke = 0;
+		if (a && !a->woke)
+			a->woke = 1;
+	} else if (a && a->woke) {
+		a->woke = 0;
 	}
-	bpf_ringbuf_submit(r.rec, flags);
+	return flags;
+}
+
+static __always_inline void submit(struct resv r)
+{
+	bpf_ringbuf_submit(r.rec, wake_flags(r.ring, r.a));
 }
 
 /* tp_btf programs get BTF-typed task pointers, whose fields are read with
@@ -281,21 +286,30 @@ static __always_inline bool in_sched_text(__u64 ip)
 /* The first return address after the scheduler's frames: the stack starts
  * in the tracing code (the tracepoint, this program's trampoline), then
  * __schedule() and its callers in __sched_text, then the function the
- * task blocked in. 0 when there is no such frame. */
-static __always_inline __u64 blocked_caller(void *ctx)
+ * task blocked in. 0 when there is no such frame. `taken`: the n frames
+ * --callstacks already took for this switch (no second walk), or NULL. */
+static __always_inline __u64 blocked_caller(void *ctx, const __u64 *taken,
+					    long n)
 {
 	__u32 zero = 0;
-	__u64 *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	const __u64 *st = taken;
 	bool seen = false;
-	long n;
 	int i;
 
-	if (!st || !sched_text_end)
+	if (!sched_text_end)
 		return 0;
-	n = bpf_get_stack(ctx, st, BLOCKED_STACK_DEPTH * sizeof(__u64), 0);
-	if (n <= 0)
-		return 0;
-	n /= sizeof(__u64);
+	if (!st) {
+		__u64 *buf = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+		if (!buf)
+			return 0;
+		n = bpf_get_stack(ctx, buf, BLOCKED_STACK_DEPTH * sizeof(__u64),
+				  0);
+		if (n <= 0)
+			return 0;
+		n /= sizeof(__u64);
+		st = buf;
+	}
 	for (i = 0; i < BLOCKED_STACK_DEPTH; i++) {
 		if (i >= n)
 			break;
@@ -311,7 +325,8 @@ static __always_inline __u64 blocked_caller(void *ctx)
  * D, as --blocked-reason asks): where it blocked and whether it waits for
  * I/O. prev is still the current task. */
 static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
-				       __s64 report)
+				       __s64 report, const __u64 *taken,
+				       long ntaken)
 {
 	struct btr_cpu_acct *a;
 	struct resv r;
@@ -327,8 +342,86 @@ static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
 		return;
 	e->pid = BPF_CORE_READ(prev, pid);
 	e->io_wait = BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait);
-	e->caller = blocked_caller(ctx);
+	e->caller = blocked_caller(ctx, taken, ntaken);
 	submit(r);
+}
+
+/* --callstacks: every sleeping (S or D) switch-out gets its kernel stack. */
+const volatile bool callstacks = false;
+
+/* Per-CPU scratch for a stack record: bpf_get_stack() writes one frame
+ * more than a record holds, to tell a full stack from a truncated one. */
+struct stack_buf {
+	struct btr_stack s;
+	__u64 extra;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} stack_buf SEC(".maps");
+
+/* After the switch record of a task going to sleep: its kernel call stack,
+ * built in the scratch and copied into the ring with only the frames it
+ * has (bpf_ringbuf_output, as a reservation's size must be constant).
+ * Truncated and failed stacks are counted, and flagged on their record. */
+static __always_inline const __u64 *do_stack(void *ctx,
+					     struct task_struct *prev,
+					     __s64 report, long *taken)
+{
+	struct btr_cpu_acct *a;
+	struct stack_buf *b;
+	__u32 zero = 0, cpu, size;
+	void *ring;
+	long n;
+
+	*taken = 0;
+	if (report != 0x01 && report != 0x02)
+		return NULL;
+	a = acct_get(BTR_PROG_STACK);
+	b = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!a || !b)
+		return NULL;
+	n = bpf_get_stack(ctx, b->s.ips, sizeof(b->s.ips) + sizeof(b->extra),
+			  0);
+	b->s.flags = 0;
+	if (n < 0) {
+		n = 0;
+		b->s.flags = BTR_STACK_FAILED;
+		a->stack_failed++;
+	} else {
+		n /= sizeof(__u64);
+		if (n > BTR_STACK_MAX) {
+			n = BTR_STACK_MAX;
+			b->s.flags = BTR_STACK_TRUNCATED;
+			a->stack_truncated++;
+		}
+	}
+	b->s.nr = (__u32)n;
+	b->s.pid = BPF_CORE_READ(prev, pid);
+	b->s.tgid = BPF_CORE_READ(prev, tgid);
+	b->s.h.ts = bpf_ktime_get_boot_ns();
+	b->s.h.lost = (__u32)a->lost_pending;
+	b->s.h.pid = (__s32)bpf_get_current_pid_tgid();
+	b->s.h.type = BTR_REC_STACK;
+	b->s.h.common_flags = 0;
+	b->s.h.pad = 0;
+	size = BTR_STACK_SIZE((__u32)n);
+	if (size > sizeof(b->s))
+		size = sizeof(b->s);
+	cpu = bpf_get_smp_processor_id();
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (ring && !bpf_ringbuf_output(ring, &b->s, size,
+					wake_flags(ring, a))) {
+		a->lost_pending = 0;
+	} else {
+		a->lost_total++;
+		a->lost_pending++;
+	}
+	*taken = n;
+	return b->s.ips;
 }
 
 static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
@@ -339,6 +432,8 @@ static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 	struct resv r = reserve(a, sizeof(struct btr_switch), BTR_REC_SWITCH);
 	struct btr_switch *e = (void *)r.rec;
 	__s64 report = report_state(btf, preempt, state, prev);
+	const __u64 *st = NULL;
+	long ntaken = 0;
 
 	if (e) {
 		e->prev_state = report;
@@ -350,8 +445,11 @@ static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 		read_comm(btf, e->next_comm, next);
 		submit(r);
 	}
+	/* With --callstacks the stack is taken once, for both records. */
+	if (callstacks)
+		st = do_stack(ctx, prev, report, &ntaken);
 	if (blocked_mode != BTR_BLOCKED_NONE)
-		do_blocked(ctx, prev, report);
+		do_blocked(ctx, prev, report, st, ntaken);
 	return 0;
 }
 

@@ -86,6 +86,7 @@ def sizes:
 	 {key: $w, value: {
 		"bpftrace-rec": rec_size("bpftrace-rec"),
 		"bpftrace-rec-all": rec_size("bpftrace-rec-all"),
+		"bpftrace-rec-stacks": rec_size("bpftrace-rec-stacks"),
 		perf: (if $pf == null then null else {
 			bytes: $pf.bytes, samples: $pf.samples, lost: $pf.lost,
 			bytes_per_event: (div($pf.bytes; $pf.samples) | rnd(100))} end)}}]
@@ -108,6 +109,7 @@ cost_of("bpftrace-rec") as $crec |
 cost_of("floor") as $cfl |
 cost_of("bpftrace-rec-alt") as $calt |
 cost_of("bpftrace-rec-all") as $call |
+cost_of("bpftrace-rec-stacks") as $cstk |
 sizes as $sz |
 drops as $dr |
 ($enc[0] // {}) as $en |
@@ -122,6 +124,7 @@ drops as $dr |
 		bpf_ratio_to_floor: (div($crec.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000)),
 		"bpftrace-rec-alt": (if $calt.rounds > 0 then $calt + {bpf_ratio_to_floor: (div($calt.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
 		"bpftrace-rec-all": (if $call.rounds > 0 then $call + {bpf_ratio_to_floor: (div($call.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
+		"bpftrace-rec-stacks": (if $cstk.rounds > 0 then $cstk + {bpf_ratio_to_floor: (div($cstk.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
 		note: "BPF ns per sched_switch/sched_waking run, kernel.bpf_stats_enabled=1 (its own overhead included); reader = recorder process CPU (user+sys) from attach to exit, per event recorded"
 	},
 	output_size: $sz,

@@ -131,6 +131,8 @@ fi
 # --blocked-reason all: a kernel stack walk at every S or D switch-out
 # (the default takes D sleeps only, which the loads here barely have)
 CONTESTANTS+=(bpftrace-rec-all)
+# --callstacks: a kernel stack record at every S or D switch-out
+CONTESTANTS+=(bpftrace-rec-stacks)
 WORKLOADS=(pipe hackbench)
 
 # The bpftrace contestant: the same two events, every field, as text.
@@ -181,6 +183,7 @@ run_contestant() {
 	bpftrace-rec) timeout $RUN_TIMEOUT "$BIN" -o "$WORK/rec-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec-alt) timeout $RUN_TIMEOUT "$BIN_ALT" -o "$WORK/alt-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec-all) timeout $RUN_TIMEOUT "$BIN" --blocked-reason all -o "$WORK/all-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
+	bpftrace-rec-stacks) timeout $RUN_TIMEOUT "$BIN" --callstacks -o "$WORK/stacks-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	perf) timeout $RUN_TIMEOUT "$PERF" record -q -o "$WORK/perf-$w.data" \
 		-e sched:sched_switch -e sched:sched_waking -a -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace) timeout $RUN_TIMEOUT bpftrace -o /dev/null -e "$BT_PROG" -c "$cmd" >"$out" 2>&1 || rc=$? ;;
@@ -282,6 +285,7 @@ cost_run() {
 	bpftrace-rec) "$TOOLS/bench_rusage" "$ru" "$BIN" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	bpftrace-rec-alt) "$TOOLS/bench_rusage" "$ru" "$BIN_ALT" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	bpftrace-rec-all) "$TOOLS/bench_rusage" "$ru" "$BIN" --blocked-reason all -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
+	bpftrace-rec-stacks) "$TOOLS/bench_rusage" "$ru" "$BIN" --callstacks -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	floor) "$TOOLS/bench_rusage" "$ru" "$FLOOR" >"$out" 2>&1 & ;;
 	esac
 	wpid=$!
@@ -311,7 +315,7 @@ cost_run() {
 }
 
 phase_cost() {
-	local rep i who=(bpftrace-rec floor bpftrace-rec-all)
+	local rep i who=(bpftrace-rec floor bpftrace-rec-all bpftrace-rec-stacks)
 	[ -z "$BIN_ALT" ] || who+=(bpftrace-rec-alt)
 	log "2. cost per event: $COST_ROUNDS rounds, $COST_LOOPS pipe loops, kernel.bpf_stats_enabled=1"
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null

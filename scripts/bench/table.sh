@@ -27,7 +27,7 @@ if has .overhead; then
 	section "1. Overhead: wall = the workload's own time, CPU = its user+sys; medians of rounds; ratios = medians of per-round ratios to none"
 	jq -r '["workload", "contestant", "wall s", "spread", "ratio", "ratio min..max", "overhead", "CPU s", "spread", "CPU ratio", "min..max", "lost"],
 		(.overhead | to_entries[] | .key as $w | .value as $o |
-		 ["none", "floor", "bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-alt", "perf", "bpftrace"][] as $c |
+		 ["none", "floor", "bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-stacks", "bpftrace-rec-alt", "perf", "bpftrace"][] as $c |
 		 select($o | has($c)) | $o[$c] |
 		 [$w, $c, (.median_s | tostring), "\(.spread_pct)%", "x\(.ratio)", "\(.ratio_min)..\(.ratio_max)",
 		  (if .overhead_pct == null then "-" else "\(.overhead_pct)%" end),
@@ -40,11 +40,12 @@ if has '.cost_per_event["bpftrace-rec"].rounds > 0 // null'; then
 	section "2. Cost per event (pipe load, kernel.bpf_stats_enabled=1, median of rounds)"
 	jq -r '.cost_per_event as $c |
 		["recorder", "BPF ns/event", "sched_switch", "sched_waking", "other progs", "reader ns/event", "reader CPU ms", "events"],
-		(["bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-alt", "floor"][] as $k | $c[$k] | select(. != null and .rounds > 0) |
+		(["bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-stacks", "bpftrace-rec-alt", "floor"][] as $k | $c[$k] | select(. != null and .rounds > 0) |
 		 [$k, .bpf_ns_per_event, .bpf_ns_sched_switch, .bpf_ns_sched_waking, .bpf_ns_other,
 		  .reader_ns_per_event, .reader_cpu_ms, .events] | map(tostring)),
 		["bpftrace-rec / floor", "x\($c.bpf_ratio_to_floor)", "", "", "", "", "", ""],
 		(if $c["bpftrace-rec-all"] then ["bpftrace-rec-all / floor", "x\($c["bpftrace-rec-all"].bpf_ratio_to_floor)", "", "", "", "", "", ""] else empty end),
+		(if $c["bpftrace-rec-stacks"] then ["bpftrace-rec-stacks / floor", "x\($c["bpftrace-rec-stacks"].bpf_ratio_to_floor)", "", "", "", "", "", ""] else empty end),
 		(if $c["bpftrace-rec-alt"] then ["bpftrace-rec-alt / floor", "x\($c["bpftrace-rec-alt"].bpf_ratio_to_floor)", "", "", "", "", "", ""] else empty end)
 		| @tsv' "$F" | columns
 fi
@@ -53,7 +54,7 @@ if has .output_size; then
 	section "3. Output size (overhead runs; bpftrace-rec: median of rounds, perf: last round)"
 	jq -r '["workload", "recorder", "bytes", "events", "bytes/event", "bytes/sched event"],
 		(.output_size | to_entries[] | .key as $w | .value |
-		 (. as $s | ["bpftrace-rec", "bpftrace-rec-all"][] as $c | $s[$c] | select(. != null) |
+		 (. as $s | ["bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-stacks"][] as $c | $s[$c] | select(. != null) |
 		  [$w, $c, .bytes, .events, .bytes_per_event, .bytes_per_sched_event] | map(tostring)),
 		 (if .perf then [$w, "perf record", .perf.bytes, .perf.samples, .perf.bytes_per_event,
 		   "lost \(.perf.lost)"] | map(tostring) else empty end))

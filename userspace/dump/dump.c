@@ -241,11 +241,17 @@ int cmd_dump(int argc, char **argv)
 		log_verbosity = 1;
 
 	c.print = args.json ? json_print : text_print;
+	c.stacks = dump_stacks_new();
+	if (!c.stacks) {
+		log_error("out of memory");
+		return EXIT_FAIL;
+	}
 	c.trace_clock = BTR_CLOCK_BOOTTIME;
 	if (args.raw) {
 		r = trace_reader_open(args.path, err, sizeof(err));
 		if (!r) {
 			log_error("%s", err);
+			dump_stacks_free(c.stacks);
 			return EXIT_FAIL;
 		}
 		c.name = trace_reader_name(r);
@@ -258,5 +264,6 @@ int cmd_dump(int argc, char **argv)
 		status = EXIT_FAIL;
 	line_free(&c.line);
 	sched_state_free(&c.sched);
+	dump_stacks_free(c.stacks);
 	return status;
 }

@@ -5,6 +5,7 @@
 
 #include "dump/line.h"
 #include "dump/sched_state.h"
+#include "dump/stacks.h"
 #include "perfetto/trace.pb-c.h"
 
 struct dump_ctx {
@@ -19,6 +20,7 @@ struct dump_ctx {
 	/* interned data of the packet being decoded (kernel symbols of
 	 * sched_blocked_reason), NULL when it has none */
 	const Perfetto__Protos__InternedData *interned;
+	struct dump_stacks *stacks; /* interned callstacks, per sequence */
 	uint64_t lines;
 };
 

@@ -332,12 +332,24 @@ static bool sync_info(struct dump_ctx *c, const Packet *p)
 	return true;
 }
 
-/* A CPU stack sample (perf script text imported by `sync`). */
+/* A stack sample (perf script text imported by `sync`, or an off-CPU
+ * stack of --callstacks): its callstack's function names, leaf first. */
 static void perf_sample(struct dump_ctx *c, const Packet *p)
 {
 	const Perfetto__Protos__PerfSample *s = p->perf_sample;
-	struct line *l = dump_begin(c, "perf_sample", PKT_TS(p), s->has_cpu,
-				    s->cpu);
+	uint32_t seq = p->optional_trusted_packet_sequence_id_case ==
+			       PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID
+			       ? p->trusted_packet_sequence_id
+			       : 0;
+	char *const *names = NULL;
+	long n = -1;
+	struct line *l;
+
+	if (dump_stacks_intern(c->stacks, seq, p->interned_data))
+		dump_warn(c, "out of memory for interned callstacks");
+	if (s->has_callstack_iid)
+		n = dump_stacks_names(c->stacks, seq, s->callstack_iid, &names);
+	l = dump_begin(c, "perf_sample", PKT_TS(p), s->has_cpu, s->cpu);
 
 	line_uint(l, "pid", s->pid);
 	line_uint(l, "tid", s->tid);
@@ -346,6 +358,14 @@ static void perf_sample(struct dump_ctx *c, const Packet *p)
 		line_str(l, "cpu_mode",
 			 enum_name(l, &perfetto__protos__profiling__cpu_mode__descriptor,
 				   s->cpu_mode, "MODE_"));
+	if (s->has_unwind_error)
+		line_str(l, "unwind_error",
+			 enum_name(l, &perfetto__protos__profiling__stack_unwind_error__descriptor,
+				   s->unwind_error, "UNWIND_ERROR_"));
+	if (n >= 0)
+		line_strv(l, "stack", names, (size_t)n, ',');
+	else if (s->has_callstack_iid)
+		line_str(l, "stack", "?");
 	dump_end(c);
 }
 

@@ -15,6 +15,11 @@ enum {
 			       * shows their loss on a sequence of their own */
 	SEQ_PROCESS_TREE = 3, /* ProcessTree from /proc */
 	SEQ_FTRACE_BASE = 4,  /* + cpu: that CPU's FtraceEventBundles */
+	/* SEQ_FTRACE_BASE + ncpus + cpu: that CPU's --callstacks PerfSamples.
+	 * One sequence per CPU, not one for all as Perfetto's perf data
+	 * source writes: a CPU's samples are in time order, so `sync`, which
+	 * sorts packets by time, keeps every interned entry before its first
+	 * use. */
 };
 
 #define SEQ_FLAG_INCREMENTAL_STATE_CLEARED 1u

@@ -400,9 +400,27 @@ static int emit(struct perf_samples *e, Packet *p, uint64_t ts)
 		p->has_machine_id = 1;
 		p->machine_id = e->o.machine_id;
 	}
+	Perfetto__Protos__TracePacketDefaults defs =
+		PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+	Perfetto__Protos__PerfSampleDefaults psd =
+		PERFETTO__PROTOS__PERF_SAMPLE_DEFAULTS__INIT;
+	Perfetto__Protos__PerfEvents__Timebase tb =
+		PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INIT;
+	Perfetto__Protos__PerfEvents__Tracepoint tp =
+		PERFETTO__PROTOS__PERF_EVENTS__TRACEPOINT__INIT;
+
 	if (!e->started) {
 		p->has_sequence_flags = 1;
 		p->sequence_flags = SEQ_FLAG_INCREMENTAL_STATE_CLEARED;
+		if (e->o.timebase_tracepoint) {
+			tp.name = (char *)e->o.timebase_tracepoint;
+			tb.event_case =
+				PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__EVENT_TRACEPOINT;
+			tb.tracepoint = &tp;
+			psd.timebase = &tb;
+			defs.perf_sample_defaults = &psd;
+			p->trace_packet_defaults = &defs;
+		}
 	}
 	err = packet_emit(e->sink, e->o.seq_id, p);
 	if (err)
@@ -418,7 +436,7 @@ static CpuMode cpu_mode(const struct perf_sample *s)
 
 	if (!s->nframes)
 		return PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_UNKNOWN;
-	if (!strncmp(dso, "[kernel.", 8))
+	if (!strncmp(dso, "[kernel.", 8) || !strcmp(dso, "/kernel"))
 		return PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_KERNEL;
 	if (!strncmp(dso, "[guest.kernel.", 14))
 		return PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_GUEST_KERNEL;
@@ -446,6 +464,8 @@ static int emit_sample(struct perf_samples *e, const struct perf_sample *s,
 	ps.cpu_mode = cpu_mode(s);
 	ps.has_cpu_mode =
 		ps.cpu_mode != PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_UNKNOWN;
+	ps.has_unwind_error = s->has_unwind_error;
+	ps.unwind_error = s->unwind_error;
 	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE;
 	pkt.perf_sample = &ps;
 	pkt.interned_data = any ? &d : NULL;
@@ -596,6 +616,18 @@ void perf_samples_free(struct perf_samples *e)
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		free(vecs[i]->p);
 	free(e);
+}
+
+void perf_samples_reset(struct perf_samples *e)
+{
+	int k;
+
+	for (k = 0; k < K_COUNT; k++) {
+		itab_free(&e->tab[k]);
+		memset(&e->tab[k], 0, sizeof(e->tab[k]));
+		e->pend[k].n = 0;
+	}
+	e->started = false;
 }
 
 const struct perf_samples_stats *

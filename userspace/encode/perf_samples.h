@@ -7,7 +7,7 @@
  *   packets set SEQ_NEEDS_INCREMENTAL_STATE.
  * - One packet per sample: timestamp (given by the caller, already on the
  *   trace clock), PerfSample {pid, tid, cpu when known, callstack_iid,
- *   cpu_mode}, and the InternedData entries the sample uses for the first
+ *   cpu_mode, unwind_error when set}, and the InternedData entries the sample uses for the first
  *   time: function_names, mapping_paths + mappings (one per dso, its path as
  *   one string, no address range: trace_processor interns it by name),
  *   frames (one per (mapping, function), rel_pc 0), callstacks (frame iids
@@ -54,7 +54,15 @@ struct perf_sample {
 	const struct perf_frame *frames; /* leaf first, nframes >= 1 */
 	size_t nframes;
 	uint64_t line;     /* 1-based line number of the header */
+	/* Why the stack is partial or missing (Profiling.StackUnwindError),
+	 * when has_unwind_error; zero-initialized: a whole stack. */
+	bool has_unwind_error;
+	uint32_t unwind_error;
 };
+
+/* Profiling.StackUnwindError values the recorder writes. */
+#define PERF_UNWIND_ERROR_UNKNOWN 0
+#define PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED 6
 
 struct perf_samples_opts {
 	uint32_t seq_id;             /* trusted_packet_sequence_id, not 0 */
@@ -67,6 +75,10 @@ struct perf_samples_opts {
 	int32_t (*resolve_pid)(void *ctx, int32_t tid);
 	void *resolve_ctx;
 	uint32_t machine_id;         /* set on every packet unless 0 */
+	/* When set (e.g. "sched/sched_switch"), the packet that clears the
+	 * incremental state carries TracePacketDefaults.perf_sample_defaults
+	 * naming this tracepoint as the samples' timebase. */
+	const char *timebase_tracepoint;
 };
 
 struct perf_samples_stats {
@@ -96,6 +108,12 @@ void perf_samples_free(struct perf_samples *e);
  * consistent (no reference to an entry that was not written). */
 int perf_samples_add(struct perf_samples *e, const struct perf_sample *s,
 		     uint64_t ts);
+
+/* Forgets the interned entries: the next packet clears the sequence's
+ * incremental state again and re-interns what it uses, so that a reader
+ * that lost earlier packets (an overwritten buffer chunk) can resume from
+ * it. Names already written stay known. */
+void perf_samples_reset(struct perf_samples *e);
 
 const struct perf_samples_stats *
 perf_samples_stats(const struct perf_samples *e);

@@ -24,6 +24,7 @@ struct capture_opts {
 	uint32_t nrings;
 	bool force_raw_tp;     /* skip tp_btf */
 	uint32_t blocked_mode; /* enum btr_blocked_mode */
+	bool callstacks;       /* BTR_REC_STACK after sleeping switch-outs */
 	/* kernel text the blocked function is not in: [start, end) of
 	 * __sched_text and __lock_text, 0 when unknown (no stack is taken) */
 	uint64_t sched_text[2], lock_text[2];

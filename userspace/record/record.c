@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "encode/bundle.h"
+#include "encode/callstacks.h"
 #include "encode/packet.h"
 #include "record/capture.h"
 #include "record/child.h"
@@ -62,6 +63,8 @@ struct recorder {
 	struct capture *cap;
 	struct bundle_enc **enc;
 	struct ksyms *ksyms; /* names of blocked functions, NULL: none */
+	struct callstack_enc **stacks; /* per CPU with --callstacks, else NULL */
+	uint64_t *stack_records;      /* per CPU: stack records read */
 	uint32_t ncpus;
 	struct procfs *procs;
 	struct child child;
@@ -133,6 +136,14 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
 		return e ? e : on_clock_record(r, data);
 	}
+	if (h->type == BTR_REC_STACK && r->stacks) {
+		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
+		if (!e)
+			e = callstack_enc_add(r->stacks[cpu], cpu, h, len);
+		if (!e)
+			r->stack_records[cpu]++;
+		return e;
+	}
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
@@ -174,7 +185,7 @@ static uint64_t records_read(const struct recorder *r, uint32_t cpu)
 
 	for (t = 0; t < BTR_REC_TYPE_MAX; t++)
 		n += ev[t];
-	return n;
+	return n + (r->stack_records ? r->stack_records[cpu] : 0);
 }
 
 /* The counts of the status line and summary, from the encoders' own:
@@ -197,6 +208,10 @@ static void count_records(struct recorder *r)
 		}
 		r->counts.lost += st->lost;
 		r->counts.switch_unmatched += st->switch_unmatched;
+		if (r->stack_records) {
+			r->counts.by_type[BTR_REC_STACK] += r->stack_records[cpu];
+			r->counts.events += r->stack_records[cpu];
+		}
 	}
 }
 
@@ -207,6 +222,10 @@ static int flush_encoders(struct recorder *r)
 
 	for (cpu = 0; cpu < r->ncpus && !e; cpu++)
 		e = bundle_enc_flush(r->enc[cpu]);
+	/* Each drain pass starts the stacks' interned state anew, so a ring
+	 * that overwrote older chunks leaves the later samples readable. */
+	for (cpu = 0; r->stacks && cpu < r->ncpus; cpu++)
+		callstack_enc_reset(r->stacks[cpu]);
 	return e ? e : procfs_flush(r->procs);
 }
 
@@ -242,14 +261,15 @@ static const char *symbolize(void *ctx, uint64_t addr, uint64_t *id)
  * taken. */
 static void load_ksyms(struct recorder *r, struct capture_opts *co)
 {
-	if (co->blocked_mode == BTR_BLOCKED_NONE)
+	if (co->blocked_mode == BTR_BLOCKED_NONE && !co->callstacks)
 		return;
 	r->ksyms = ksyms_load(NULL);
 	if (!ksyms_usable(r->ksyms) ||
 	    !ksyms_addr(r->ksyms, "__sched_text_end")) {
-		log_warn("blocked functions cannot be symbolized: /proc/kallsyms "
+		log_warn("kernel functions cannot be symbolized: /proc/kallsyms "
 			 "shows no kernel addresses (kptr_restrict?); blocked "
-			 "reasons will carry io_wait only");
+			 "reasons will carry io_wait only%s",
+			 co->callstacks ? ", call stacks unnamed frames" : "");
 		ksyms_free(r->ksyms);
 		r->ksyms = NULL;
 		return;
@@ -270,6 +290,7 @@ static int setup(struct recorder *r)
 		.nrings = r->plan.nslots,
 		.force_raw_tp = r->o.force_raw_tp,
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
+		.callstacks = r->o.callstacks,
 		.on_record = on_record,
 		.ctx = r,
 	};
@@ -301,6 +322,20 @@ static int setup(struct recorder *r)
 		if (r->ksyms)
 			bundle_enc_set_symbolizer(r->enc[cpu], symbolize,
 						  r->ksyms);
+	}
+	if (r->o.callstacks) {
+		r->stack_records = calloc(r->ncpus, sizeof(*r->stack_records));
+		r->stacks = calloc(r->ncpus, sizeof(*r->stacks));
+		if (!r->stack_records || !r->stacks)
+			return -ENOMEM;
+		for (cpu = 0; cpu < r->ncpus; cpu++) {
+			r->stacks[cpu] = callstack_enc_new(
+				r->data, SEQ_FTRACE_BASE + r->ncpus + cpu,
+				r->ksyms ? symbolize : NULL, r->ksyms,
+				co.sched_text[0], co.sched_text[1]);
+			if (!r->stacks[cpu])
+				return -ENOMEM;
+		}
 	}
 	log_debug("%u CPU ids, a %llu-byte ring each online one, %s", r->ncpus,
 		  (unsigned long long)capture_ring_size(r->cap),
@@ -445,9 +480,9 @@ static int run_loop(struct recorder *r)
 	return e < 0 ? e : 0;
 }
 
-static uint32_t *sequence_ids(uint32_t ncpus, uint32_t *n)
+static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, uint32_t *n)
 {
-	uint32_t *ids = calloc(ncpus + 3, sizeof(*ids)), i;
+	uint32_t *ids = calloc(2 * ncpus + 3, sizeof(*ids)), i;
 
 	if (!ids)
 		return NULL;
@@ -457,6 +492,8 @@ static uint32_t *sequence_ids(uint32_t ncpus, uint32_t *n)
 	for (i = 0; i < ncpus; i++)
 		ids[3 + i] = SEQ_FTRACE_BASE + i;
 	*n = ncpus + 3;
+	for (i = 0; stacks && i < ncpus; i++)
+		ids[(*n)++] = SEQ_FTRACE_BASE + ncpus + i;
 	return ids;
 }
 
@@ -467,7 +504,7 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 {
 	struct recorder *r = ctx;
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
-	uint32_t nseq = 0, *seqs = sequence_ids(r->ncpus, &nseq);
+	uint32_t nseq = 0, *seqs = sequence_ids(r->ncpus, r->stacks != NULL, &nseq);
 	uint32_t cpu;
 	int e = -ENOMEM;
 
@@ -511,6 +548,29 @@ static void report_accounting(struct recorder *r)
 			  cpu, (unsigned long long)runs,
 			  (unsigned long long)records_read(r, cpu),
 			  (unsigned long long)acct[cpu].lost_total);
+		if (r->stacks)
+			log_debug("cpu %u: %llu call stacks taken, %llu "
+				  "truncated, %llu could not be taken", cpu,
+				  (unsigned long long)acct[cpu].runs[BTR_PROG_STACK],
+				  (unsigned long long)acct[cpu].stack_truncated,
+				  (unsigned long long)acct[cpu].stack_failed);
+	}
+	if (r->stacks && !r->o.quiet) {
+		struct callstack_enc_stats sum = { 0 };
+
+		for (cpu = 0; cpu < r->ncpus; cpu++) {
+			const struct callstack_enc_stats *ss =
+				callstack_enc_stats(r->stacks[cpu]);
+
+			sum.samples += ss->samples;
+			sum.truncated += ss->truncated;
+			sum.failed += ss->failed;
+		}
+		log_info("call stacks: %llu samples, %llu truncated at %d "
+			 "frames, %llu could not be taken",
+			 (unsigned long long)sum.samples,
+			 (unsigned long long)sum.truncated, BTR_STACK_MAX,
+			 (unsigned long long)sum.failed);
 	}
 	if (r->counts.clock_skipped)
 		log_debug("%llu clock snapshots skipped: their ring was full",
@@ -553,6 +613,10 @@ static void cleanup(struct recorder *r)
 		bundle_enc_free(r->enc[cpu]);
 	free(r->enc);
 	free(r->read_events);
+	for (cpu = 0; r->stacks && cpu < r->ncpus; cpu++)
+		callstack_enc_free(r->stacks[cpu]);
+	free(r->stacks);
+	free(r->stack_records);
 	procfs_free(r->procs);
 	capture_close(r->cap);
 	ksyms_free(r->ksyms);

@@ -9,6 +9,7 @@
 #include "trace/sync_info.h"
 #include "perfetto/trace.pb-c.h"
 #include "stats/blocked_count.h"
+#include "stats/stack_count.h"
 #include "stats/switch_check.h"
 #include "util/grow.h"
 #include "trace/reader.h"
@@ -33,6 +34,7 @@ struct mgather {
 	size_t ncpu_lost;
 	struct switch_check sw;      /* mismatched_sched_switch_tids */
 	struct blocked_count blocked; /* sched_blocked_reason events */
+	struct stack_count stacks;   /* PerfSamples */
 };
 
 /* The whole trace, gathered in one pass. */
@@ -169,6 +171,9 @@ static bool gather_machine(struct mgather *m, Packet *p)
 			m->fill_policy[i] = c->buffers[i]->fill_policy;
 		break;
 	}
+	case PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE:
+		stack_count_packet(&m->stacks, p);
+		break;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS: {
 		uint32_t cpu = p->ftrace_events->cpu;
 
@@ -423,6 +428,15 @@ static int ftrace_rows(const struct rows *t, const struct mgather *g)
 	if (!e && g->blocked.events)
 		e = row(t, "sched_blocked_reason_without_function", -1,
 			SEV_ERROR, SRC_ANALYSIS, (int64_t)g->blocked.unnamed);
+	if (!e && g->stacks.samples)
+		e = row(t, "perf_samples", -1, SEV_INFO, SRC_ANALYSIS,
+			(int64_t)g->stacks.samples);
+	if (!e && g->stacks.samples)
+		e = row(t, "perf_samples_stack_truncated", -1, SEV_DATA_LOSS,
+			SRC_ANALYSIS, (int64_t)g->stacks.truncated);
+	if (!e && g->stacks.samples)
+		e = row(t, "perf_samples_without_stack", -1, SEV_DATA_LOSS,
+			SRC_ANALYSIS, (int64_t)g->stacks.without_stack);
 	return e;
 }
 

@@ -4,7 +4,8 @@
  * lost_events, previous_packet_dropped per sequence, the config echo, the
  * prev_pid check of sched_switch events; and rows of our own, named
  * sched_blocked_reason_*, for the blocked reasons and those without a
- * function), per machine in a merged trace (the host's first, then each machine_id's),
+ * function; perf_samples*, for stack samples and their cut or missing
+ * stacks), per machine in a merged trace (the host's first, then each machine_id's),
  * and the drops counted in the trailer `sync` writes (sync_info.h), each
  * on its machine. */
 #ifndef BTR_STATS_TABLE_H

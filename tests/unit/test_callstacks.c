@@ -1,0 +1,216 @@
+/* Unit tests of the off-CPU call stack encoder (encode/callstacks.c):
+ * BTR_REC_STACK records in, PerfSample packets out (collected by a test
+ * sink, decoded with protobuf-c): the timebase defaults on the packet
+ * that clears the state, frames trimmed to start in the scheduler and
+ * named in the kernel mapping, root first, cut and missing stacks marked,
+ * the state cleared again after a reset, bad records refused. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode/callstacks.h"
+#include "perfetto/trace.pb-c.h"
+#include "coll_sink.h"
+#include "unit.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+
+#define SEQ 7
+#define SCHED_START 0x2000
+#define SCHED_END 0x3000
+
+/* A kernel of five functions; 0x9000 and above are in none. */
+static const char *names(void *ctx, uint64_t addr, uint64_t *id)
+{
+	static const struct {
+		uint64_t start;
+		const char *name;
+	} syms[] = { { 0x1000, "bpf_trampoline" }, { 0x2000, "__schedule" },
+		     { 0x2100, "schedule" },        { 0x4000, "do_nanosleep" },
+		     { 0x5000, "do_syscall_64" } };
+	int i;
+
+	(void)ctx;
+	if (addr < 0x1000 || addr >= 0x9000)
+		return NULL;
+	for (i = 4; i > 0 && addr < syms[i].start; i--)
+		;
+	*id = (uint64_t)i + 1;
+	return syms[i].name;
+}
+
+static struct btr_stack rec(uint32_t nr, uint32_t flags, const uint64_t *ips)
+{
+	struct btr_stack r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.ts = 1000 + nr;
+	r.h.type = BTR_REC_STACK;
+	r.pid = 42;
+	r.tgid = 40;
+	r.nr = nr;
+	r.flags = flags;
+	if (nr)
+		memcpy(r.ips, ips, nr * sizeof(*ips));
+	return r;
+}
+
+/* The function name of a frame defined in packet p (a static copy). */
+static const char *fn_name(const Packet *p, uint64_t frame_iid)
+{
+	static char buf[64];
+	const Perfetto__Protos__InternedData *d = p->interned_data;
+	uint64_t fid = 0;
+	size_t i;
+
+	for (i = 0; d && i < d->n_frames; i++)
+		if (d->frames[i]->iid == frame_iid)
+			fid = d->frames[i]->function_name_id;
+	for (i = 0; d && i < d->n_function_names; i++)
+		if (d->function_names[i]->iid == fid) {
+			size_t n = d->function_names[i]->str.len;
+
+			if (n >= sizeof(buf))
+				n = sizeof(buf) - 1;
+			if (n)
+				memcpy(buf, d->function_names[i]->str.data, n);
+			buf[n] = 0;
+			return buf;
+		}
+	return "?";
+}
+
+static void test_sample(void)
+{
+	static const uint64_t ips[] = { 0x1010, 0x2010, 0x2110, 0x4010,
+					0x5010, 0x9999 };
+	struct coll c;
+	struct callstack_enc *e;
+	struct btr_stack r = rec(6, 0, ips);
+	const Perfetto__Protos__Callstack *cs;
+	Packet *p;
+
+	coll_init(&c);
+	e = callstack_enc_new(&c.sink, SEQ, names, NULL, SCHED_START, SCHED_END);
+	CHECK(e != NULL);
+	CHECK_EQ_I64(callstack_enc_add(e, 1, &r.h, BTR_STACK_SIZE(6)), 0);
+	CHECK_EQ_I64(c.n, 1);
+	CHECK_EQ_I64(c.p[0].seq, SEQ);
+	p = coll_unpack(&c, 0);
+	CHECK(p->has_sequence_flags && p->sequence_flags == 1);
+	CHECK(p->trace_packet_defaults &&
+	      p->trace_packet_defaults->perf_sample_defaults &&
+	      p->trace_packet_defaults->perf_sample_defaults->timebase);
+	CHECK_STR(p->trace_packet_defaults->perf_sample_defaults->timebase
+			  ->tracepoint->name,
+		  "sched/sched_switch");
+	CHECK_EQ_I64(p->timestamp, 1006);
+	CHECK(p->perf_sample->has_cpu && p->perf_sample->cpu == 1);
+	CHECK_EQ_I64(p->perf_sample->pid, 40);
+	CHECK_EQ_I64(p->perf_sample->tid, 42);
+	CHECK_EQ_I64(p->perf_sample->cpu_mode,
+		     PERFETTO__PROTOS__PROFILING__CPU_MODE__MODE_KERNEL);
+	CHECK(!p->perf_sample->has_unwind_error);
+	CHECK(p->perf_sample->has_callstack_iid);
+	CHECK_EQ_I64(p->interned_data->n_callstacks, 1);
+	cs = p->interned_data->callstacks[0];
+	/* the trampoline frame is trimmed; root first */
+	CHECK_EQ_I64(cs->n_frame_ids, 5);
+	CHECK_STR(fn_name(p, cs->frame_ids[0]), "");
+	CHECK_STR(fn_name(p, cs->frame_ids[1]), "do_syscall_64");
+	CHECK_STR(fn_name(p, cs->frame_ids[3]), "schedule");
+	CHECK_STR(fn_name(p, cs->frame_ids[4]), "__schedule");
+	CHECK_EQ_I64(p->interned_data->n_mapping_paths, 1);
+	CHECK_EQ_I64(p->interned_data->mapping_paths[0]->str.len, 7);
+	CHECK(!memcmp(p->interned_data->mapping_paths[0]->str.data, "/kernel",
+		      7));
+	CHECK_EQ_I64(callstack_enc_stats(e)->frames_unnamed, 1);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+
+	/* the same stack again: no new interned data, no defaults */
+	CHECK_EQ_I64(callstack_enc_add(e, 1, &r.h, BTR_STACK_SIZE(6)), 0);
+	p = coll_unpack(&c, 1);
+	CHECK(p->interned_data == NULL && p->trace_packet_defaults == NULL);
+	CHECK_EQ_I64(p->sequence_flags, 2);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+
+	/* after a reset the state is cleared and defined again */
+	callstack_enc_reset(e);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(6)), 0);
+	p = coll_unpack(&c, 2);
+	CHECK_EQ_I64(p->sequence_flags, 1);
+	CHECK(p->trace_packet_defaults != NULL);
+	CHECK(p->interned_data && p->interned_data->n_callstacks == 1 &&
+	      p->interned_data->callstacks[0]->iid == 1);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	CHECK_EQ_I64(callstack_enc_stats(e)->samples, 3);
+	callstack_enc_free(e);
+	coll_free(&c);
+}
+
+static void test_losses(void)
+{
+	static const uint64_t ips[] = { 0x2010, 0x2110, 0x4010 };
+	struct coll c;
+	struct callstack_enc *e;
+	struct btr_stack cut = rec(3, BTR_STACK_TRUNCATED, ips);
+	struct btr_stack none = rec(0, BTR_STACK_FAILED, NULL);
+	Packet *p;
+
+	coll_init(&c);
+	e = callstack_enc_new(&c.sink, SEQ, names, NULL, 0, 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &cut.h, BTR_STACK_SIZE(3)), 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &none.h, BTR_STACK_SIZE(0)), 0);
+	p = coll_unpack(&c, 0);
+	CHECK(p->perf_sample->has_callstack_iid);
+	CHECK(p->perf_sample->has_unwind_error &&
+	      p->perf_sample->unwind_error ==
+		      PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_MAX_FRAMES_EXCEEDED);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	p = coll_unpack(&c, 1);
+	CHECK(!p->perf_sample->has_callstack_iid);
+	CHECK(p->perf_sample->has_unwind_error &&
+	      p->perf_sample->unwind_error ==
+		      PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_UNKNOWN);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	CHECK_EQ_I64(callstack_enc_stats(e)->samples, 2);
+	CHECK_EQ_I64(callstack_enc_stats(e)->truncated, 1);
+	CHECK_EQ_I64(callstack_enc_stats(e)->failed, 1);
+	callstack_enc_free(e);
+	coll_free(&c);
+}
+
+static void test_bad_records(void)
+{
+	static const uint64_t ips[] = { 0x2010 };
+	struct coll c;
+	struct callstack_enc *e;
+	struct btr_stack r = rec(1, 0, ips);
+
+	coll_init(&c);
+	e = callstack_enc_new(&c.sink, SEQ, NULL, NULL, 0, 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(0)), -EINVAL);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, 20), -EINVAL);
+	r.nr = BTR_STACK_MAX + 1;
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, sizeof(r)), -EINVAL);
+	r.nr = 1;
+	r.h.type = BTR_REC_BLOCKED;
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, sizeof(r)), -EINVAL);
+	CHECK_EQ_I64(c.n, 0);
+	/* without a symbolizer every frame is unnamed, none is dropped */
+	r.h.type = BTR_REC_STACK;
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(1)), 0);
+	CHECK_EQ_I64(callstack_enc_stats(e)->frames_unnamed, 1);
+	CHECK_EQ_I64(c.n, 1);
+	callstack_enc_free(e);
+	coll_free(&c);
+}
+
+int main(void)
+{
+	RUN(test_sample);
+	RUN(test_losses);
+	RUN(test_bad_records);
+	return unit_finish();
+}

@@ -1,0 +1,121 @@
+/* BTR_REC_STACK records into PerfSamples (see callstacks.h): the frames
+ * are named and trimmed here, the rest is the perf sample encoder's. */
+#include "encode/callstacks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "encode/perf_samples.h"
+
+#define KERNEL_MAPPING "/kernel"
+
+struct callstack_enc {
+	struct perf_samples *ps;
+	bundle_symbolize_fn fn;
+	void *ctx;
+	uint64_t sched_start, sched_end;
+	struct perf_frame frames[BTR_STACK_MAX];
+	struct callstack_enc_stats st;
+};
+
+struct callstack_enc *callstack_enc_new(struct packet_sink *sink,
+					uint32_t seq_id,
+					bundle_symbolize_fn fn, void *ctx,
+					uint64_t sched_start,
+					uint64_t sched_end)
+{
+	struct perf_samples_opts o = {
+		.seq_id = seq_id,
+		.timebase_tracepoint = "sched/sched_switch",
+	};
+	struct callstack_enc *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->ps = perf_samples_new(sink, &o);
+	if (!c->ps) {
+		free(c);
+		return NULL;
+	}
+	c->fn = fn;
+	c->ctx = ctx;
+	c->sched_start = sched_start;
+	c->sched_end = sched_end;
+	return c;
+}
+
+/* Index of the first frame in the scheduler, 0 when there is none. */
+static uint32_t first_sched_frame(const struct callstack_enc *c,
+				  const struct btr_stack *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->ips[i] >= c->sched_start && r->ips[i] < c->sched_end)
+			return i;
+	return 0;
+}
+
+int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
+		      const struct btr_hdr *rec, size_t len)
+{
+	const struct btr_stack *r = (const struct btr_stack *)rec;
+	struct perf_sample s = { .comm = "", .event = "", .cpu = (int32_t)cpu };
+	uint32_t i, skip;
+	uint64_t id;
+	int err;
+
+	if (!rec || len < BTR_STACK_SIZE(0) || rec->type != BTR_REC_STACK ||
+	    r->nr > BTR_STACK_MAX || len < BTR_STACK_SIZE(r->nr) || r->pid < 0)
+		return -EINVAL;
+	skip = first_sched_frame(c, r);
+	for (i = skip; i < r->nr; i++) {
+		struct perf_frame *f = &c->frames[i - skip];
+
+		f->address = r->ips[i];
+		f->dso = KERNEL_MAPPING;
+		f->symbol = c->fn ? c->fn(c->ctx, r->ips[i], &id) : NULL;
+		if (!f->symbol) {
+			f->symbol = "";
+			c->st.frames_unnamed++;
+		}
+	}
+	s.pid = r->tgid;
+	s.tid = r->pid;
+	s.frames = c->frames;
+	s.nframes = r->nr - skip;
+	if (r->flags & BTR_STACK_FAILED || !s.nframes) {
+		s.nframes = 0;
+		s.has_unwind_error = true;
+		s.unwind_error = PERF_UNWIND_ERROR_UNKNOWN;
+	} else if (r->flags & BTR_STACK_TRUNCATED) {
+		s.has_unwind_error = true;
+		s.unwind_error = PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED;
+	}
+	err = perf_samples_add(c->ps, &s, rec->ts);
+	if (err)
+		return err;
+	c->st.samples++;
+	c->st.truncated += !!(r->flags & BTR_STACK_TRUNCATED);
+	c->st.failed += !s.nframes;
+	return 0;
+}
+
+void callstack_enc_reset(struct callstack_enc *c)
+{
+	perf_samples_reset(c->ps);
+}
+
+const struct callstack_enc_stats *
+callstack_enc_stats(const struct callstack_enc *c)
+{
+	return &c->st;
+}
+
+void callstack_enc_free(struct callstack_enc *c)
+{
+	if (!c)
+		return;
+	perf_samples_free(c->ps);
+	free(c);
+}
