@@ -45,7 +45,7 @@
 #define BUDGET_BASE (16ull << 20)
 #define BUDGET_READER_PER_CPU (160ull << 10) /* 117 KiB + 32 KiB */
 /* The kernel's text symbols, read from /proc/kallsyms when blocked
- * reasons are recorded: about 5 MiB for 122k symbols (16 bytes each and
+ * reasons or call stacks are recorded: about 5 MiB for 122k symbols (16 bytes each and
  * their names), with room for the arrays' growth. */
 #define BUDGET_KERNEL_SYMBOLS (8ull << 20)
 #define BUDGET_READER_OFFLINE (8ull << 10)

@@ -17,7 +17,7 @@ int plan_make(struct plan *p, struct record_opts *o)
 		.buffer = o->buffer_size,
 		.ring = o->ringbuf_size,
 		.page = (uint64_t)sysconf(_SC_PAGESIZE),
-		.extra = o->blocked_mode != BTR_BLOCKED_NONE ?
+		.extra = o->blocked_mode != BTR_BLOCKED_NONE || o->callstacks ?
 				 BUDGET_KERNEL_SYMBOLS : 0,
 	};
 	struct cpus c;
