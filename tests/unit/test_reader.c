@@ -328,61 +328,40 @@ static void test_gzip(void)
 	free(a.p), free(big.p), free(file.p), free(raw.p);
 }
 
-static void test_truncated_tail(void)
+/* One file = one good packet, then `tail`, a record cut short; expects a
+ * truncated tail at its offset, then the end. */
+static void expect_tail(const char *name, const void *tail, size_t n,
+			const char *what)
 {
 	struct bytes a = ts_packet(1), file = { 0 };
 	struct trace_reader *r;
 	const char *path;
+	char msg[128];
 
-	/* Payload cut short: 10 bytes declared, 3 present. */
+	snprintf(msg, sizeof(msg), "truncated record at end of file (%s)", what);
 	put_record(&file, &a);
-	put(&file, "\x0a\x0a" "abc", 5);
-	path = write_file(0, "tail.pb", &file);
+	put(&file, tail, n);
+	path = write_file(0, name, &file);
 	r = open_ok(path);
 	expect_packet(r, &a, 0);
 	expect_result(r, TRACE_READ_TRUNCATED);
-	CHECK_STR(trace_reader_error(r),
-		  expected_at(path, 2 + a.len, "truncated record at end of file "
-			 "(10 bytes declared, 3 left)"));
+	CHECK_STR(trace_reader_error(r), expected_at(path, 2 + a.len, msg));
 	expect_result(r, TRACE_READ_END);
 	trace_reader_close(r);
-
-	/* Cut inside the length varint. */
-	file.len = 2 + a.len;
-	put(&file, "\x0a\x80", 2);
-	path = write_file(0, "tail2.pb", &file);
-	r = open_ok(path);
-	expect_packet(r, &a, 0);
-	expect_result(r, TRACE_READ_TRUNCATED);
-	CHECK_STR(trace_reader_error(r),
-		  expected_at(path, 2 + a.len, "truncated record at end of file "
-			 "(length cut short)"));
-	trace_reader_close(r);
-
-	/* Cut after a lone tag byte. */
-	file.len = 2 + a.len;
-	put_byte(&file, 0x0a);
-	path = write_file(0, "tail3.pb", &file);
-	r = open_ok(path);
-	expect_packet(r, &a, 0);
-	expect_result(r, TRACE_READ_TRUNCATED);
-	CHECK_STR(trace_reader_error(r),
-		  expected_at(path, 2 + a.len, "truncated record at end of file "
-			 "(length cut short)"));
-	trace_reader_close(r);
-
-	/* A foreign field cut short is a truncated tail too. */
-	file.len = 2 + a.len;
-	put(&file, "\x19\x01\x02", 3);
-	path = write_file(0, "tail4.pb", &file);
-	r = open_ok(path);
-	expect_packet(r, &a, 0);
-	expect_result(r, TRACE_READ_TRUNCATED);
-	CHECK_STR(trace_reader_error(r),
-		  expected_at(path, 2 + a.len, "truncated record at end of file "
-			 "(value cut short)"));
-	trace_reader_close(r);
 	free(a.p), free(file.p);
+}
+
+static void test_truncated_tail(void)
+{
+	/* Payload cut short: 10 bytes declared, 3 present. */
+	expect_tail("tail.pb", "\x0a\x0a" "abc", 5,
+		    "10 bytes declared, 3 left");
+	/* Cut inside the length varint. */
+	expect_tail("tail2.pb", "\x0a\x80", 2, "length cut short");
+	/* Cut after a lone tag byte. */
+	expect_tail("tail3.pb", "\x0a", 1, "length cut short");
+	/* A foreign field cut short is a truncated tail too. */
+	expect_tail("tail4.pb", "\x19\x01\x02", 3, "value cut short");
 }
 
 /* One file = one good packet, then `bad`; expects an error at its offset. */
