@@ -87,24 +87,23 @@ static void add_blocked(struct row *row, const struct thread *t)
 	size_t i, k;
 
 	for (i = 0; i < BLOCKED_SLOTS && t->bl[i].count; i++) {
-		const struct blocked_slot *b = &t->bl[i];
+		const struct blocked_row b = { t->bl[i].key, NULL,
+					       t->bl[i].count, t->bl_ns[i] };
 		struct blocked_row *min = NULL;
 
 		for (k = 0; k < BLOCKED_SLOTS && row->blocked[k].count; k++) {
-			if (row->blocked[k].fn == b->fn)
+			if (row->blocked[k].fn == b.fn)
 				break;
 			if (!min || row->blocked[k].ns < min->ns)
 				min = &row->blocked[k];
 		}
 		if (k < BLOCKED_SLOTS && row->blocked[k].count) {
-			row->blocked[k].count += b->count;
-			row->blocked[k].ns += b->ns;
+			row->blocked[k].count += b.count;
+			row->blocked[k].ns += b.ns;
 		} else if (k < BLOCKED_SLOTS) {
-			row->blocked[k] = (struct blocked_row){ b->fn, NULL,
-								b->count, b->ns };
-		} else if (min->ns < b->ns) {
-			*min = (struct blocked_row){ b->fn, NULL, b->count,
-						     b->ns };
+			row->blocked[k] = b;
+		} else if (min->ns < b.ns) {
+			*min = b;
 		}
 	}
 }
@@ -231,7 +230,7 @@ static int gather_wakers(struct report *r, const struct report_opts *o,
 			by_wait[n++] = &r->rows[i];
 	for (k = 0; k < o->wakers_of && k < n; k++) {
 		struct waker_row *w = &r->wakers[r->nwakers++];
-		struct waker_slot s[WAKER_SLOTS];
+		struct sketch_slot s[WAKER_SLOTS];
 		size_t best = k, a, b;
 
 		for (i = k + 1; i < n; i++)
@@ -244,19 +243,19 @@ static int gather_wakers(struct report *r, const struct report_opts *o,
 		for (a = 0; a < WAKER_SLOTS; a++)
 			for (b = a + 1; b < WAKER_SLOTS; b++)
 				if (s[b].count > s[a].count) {
-					struct waker_slot x = s[a];
+					struct sketch_slot x = s[a];
 
 					s[a] = s[b];
 					s[b] = x;
 				}
-		for (a = 0; a < WAKER_SLOTS && s[a].count; a++) {
-			const struct thread *wt =
-				find_thread(m, w->of->machine, s[a].tid);
+		for (a = 0; a < WAKERS_SHOWN && s[a].count; a++) {
+			const struct thread *wt = find_thread(
+				m, w->of->machine, (int32_t)s[a].key);
 
-			w->tid[a] = s[a].tid;
+			w->tid[a] = (int32_t)s[a].key;
 			w->count[a] = s[a].count;
 			w->name[a] = wt ? names_str(names, wt->name) :
-				     s[a].tid ? "" : "swapper";
+				     s[a].key ? "" : "swapper";
 			w->n++;
 		}
 	}

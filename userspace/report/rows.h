@@ -29,6 +29,8 @@ struct report_opts {
 
 /* Off-CPU time by the kernel function the sleeps blocked in. */
 #define ROW_BLOCKED_TOP 3
+/* Wakers shown per waiting thread, the most frequent (of WAKER_SLOTS). */
+#define WAKERS_SHOWN 4
 struct blocked_row {
 	uint32_t fn;              /* name id */
 	const char *name;
@@ -50,9 +52,9 @@ struct row {
 
 struct waker_row {
 	const struct row *of;     /* the waiting thread */
-	int32_t tid[WAKER_SLOTS];
-	const char *name[WAKER_SLOTS];
-	uint32_t count[WAKER_SLOTS];
+	int32_t tid[WAKERS_SHOWN];
+	const char *name[WAKERS_SHOWN];
+	uint32_t count[WAKERS_SHOWN];
 	size_t n;
 };
 
