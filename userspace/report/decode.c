@@ -507,13 +507,15 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 	}
 	if (has_si && (rc = declare_cpus(d, &si, out->sb.machine)))
 		return rc;
-	if (has_si && !out->sb.machine && !d->machine_name[0]) {
+	if (has_si && out->sb.machine < DECODE_NAMED_MACHINES &&
+	    !d->machine_name[out->sb.machine][0]) {
+		char *dst = d->machine_name[out->sb.machine];
 		const char *name;
 		size_t n;
 
 		if (system_info_machine_name(si.data, (size_t)si.val, &name, &n))
-			snprintf(d->machine_name, sizeof(d->machine_name),
-				 "%.*s", (int)n, name);
+			snprintf(dst, sizeof(d->machine_name[0]), "%.*s",
+				 (int)n, name);
 	}
 	if (has_pt && (rc = process_tree(d, &pt, out->sb.machine, why)))
 		return rc;

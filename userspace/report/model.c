@@ -387,6 +387,10 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 	}
 	m->last = end[-1].ts;
 	m->events += n;
+	if (!m->cpu[qi].events)
+		m->cpu[qi].first = e->ts;
+	m->cpu[qi].last = end[-1].ts;
+	m->cpu[qi].events += n;
 	for (; e < end; e++) {
 		switch (e->kind) {
 		case REV_SWITCH:

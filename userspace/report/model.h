@@ -98,6 +98,8 @@ struct cpu_stat {
 	uint32_t cur_i;       /* its thread index, UINT32_MAX: none (idle) */
 	int64_t since;        /* since when */
 	uint64_t busy, idle, switches, migrations_in, mismatched;
+	uint64_t events;      /* of its queue, and their first and last */
+	int64_t first, last;  /* times (per-machine sections) */
 };
 
 struct model_opts {

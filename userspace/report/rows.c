@@ -151,7 +151,7 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 		const char *name = names_str(names, t->name);
 		struct row *row;
 
-		if (!t->tid)
+		if (!t->tid || (r->machine >= 0 && t->machine != r->machine))
 			continue;
 		if (o->by_process) {
 			uint64_t key = (uint64_t)t->machine << 32 | (uint32_t)pid;
@@ -205,7 +205,7 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 			row->p99 = hist_percentile(h, 99);
 		}
 		if (row->lat_n)
-			row->lat_max_ts -= m->first;
+			row->lat_max_ts -= r->first;
 	}
 	return err;
 }
@@ -297,15 +297,39 @@ static int gather_losses(struct report *r, const struct stat_table *st)
 	return 0;
 }
 
-int report_build(struct report *r, const struct report_opts *o,
-		 const struct model *m, const struct names *names,
-		 const struct merge *mg, const struct stat_table *st)
+/* The time range and events of machine r->machine, from its CPUs. */
+static void machine_range(struct report *r, const struct model *m,
+			  const struct merge *mg)
 {
 	size_t i;
 
+	r->events = 0;
+	for (i = 0; i < m->ncpu; i++) {
+		const struct cpu_stat *c = &m->cpu[i];
+
+		if (mg->q[i].machine != r->machine || !c->events)
+			continue;
+		if (!r->events || c->first < r->first)
+			r->first = c->first;
+		if (!r->events || c->last > r->last)
+			r->last = c->last;
+		r->events += c->events;
+	}
+}
+
+int report_build(struct report *r, const struct report_opts *o,
+		 const struct model *m, const struct names *names,
+		 const struct merge *mg, const struct stat_table *st,
+		 int64_t machine)
+{
+	size_t i;
+
+	r->machine = machine;
 	r->first = m->first;
 	r->last = m->last;
 	r->events = m->events;
+	if (machine >= 0)
+		machine_range(r, m, mg);
 	r->by_process = o->by_process;
 	sort_key = o->sort;
 	if (gather_losses(r, st) || gather_rows(r, o, m, names))
@@ -320,11 +344,12 @@ int report_build(struct report *r, const struct report_opts *o,
 	if (!r->cpus)
 		return -1;
 	for (i = 0; i < m->ncpu; i++) {
-		if (!m->cpu[i].selected)
+		if (!m->cpu[i].selected ||
+		    (machine >= 0 && mg->q[i].machine != machine))
 			continue;
 		r->cpus[r->ncpu_rows++] = (struct cpu_row){
 			mg->q[i].machine, mg->q[i].cpu, &m->cpu[i] };
-		r->multi_machine |= mg->q[i].machine != 0;
+		r->multi_machine |= machine < 0 && mg->q[i].machine != 0;
 		r->total_cpu_ns += m->cpu[i].busy + m->cpu[i].idle;
 	}
 	qsort(r->cpus, r->ncpu_rows, sizeof(*r->cpus), cmp_cpu);
@@ -336,6 +361,9 @@ void report_free(struct report *r)
 {
 	size_t i;
 
+	for (i = 0; i < r->nsections; i++)
+		report_free(&r->sections[i]);
+	free(r->sections);
 	for (i = 0; r->phist && i < r->nphist; i++)
 		hist_release(&r->phist[i]);
 	free(r->rows);
