@@ -46,8 +46,8 @@ int wire_next(struct wire_reader *r, struct wire_field *f);
  * cut short or longer than 10 bytes or 64 bits. */
 size_t wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v);
 /* The varint at *p (before end), moving *p past it; false at the end
- * (also for p == end == NULL) or when malformed. One- and two-byte varints
- * (most deltas, pids and indexes of a packed array) are read inline: for
+ * (also for p == end == NULL) or when malformed. Varints of up to three
+ * bytes (most deltas, pids and indexes of a packed array) are read inline: for
  * readers that walk packed arrays one value at a time. */
 static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 				    uint64_t *v)
@@ -57,7 +57,7 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 
 	if (q >= end)
 		return false;
-	if (end - q >= 2) {
+	if (end - q >= 3) {
 		if (q[0] < 0x80) {
 			*v = q[0];
 			*p = q + 1;
@@ -66,6 +66,12 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 		if (q[1] < 0x80) {
 			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
 			*p = q + 2;
+			return true;
+		}
+		if (q[2] < 0x80) {
+			*v = (uint64_t)(q[0] & 0x7f) |
+			     (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+			*p = q + 3;
 			return true;
 		}
 	}
