@@ -207,3 +207,36 @@ figures() {
 		jq -e '[.machines[].machine] == ["alpha", "beta"] and
 			[.machines[].machine_id] == [0, 1]'
 }
+
+# The counts of a report --json machine: events, CPUs, rows, and per thread
+# and CPU the figures that are counts (times may move by a clock
+# conversion's rounding across snapshots).
+counts() {
+	jq -S '{events, cpus, rows_total,
+		threads: [.threads[] | {tid, pid, comm, switches_voluntary,
+			switches_involuntary, latency: .latency.count}],
+		cpu_table: [.cpu_table[] | {cpu, switches, migrations_in}],
+		wakers}'
+}
+
+@test "report: two recordings synced as two machines, each section as its recording alone" {
+	need_root
+	"$BTR" -q --machine-name alpha -o "$TMP/a.pb" -- "$TOOLS/pingpong" 300 \
+		>/dev/null 2>"$TMP/rec.err" || fail "record a: $(cat "$TMP/rec.err")"
+	"$BTR" -q --machine-name beta -o "$TMP/b.pb" -- "$TOOLS/pingpong" 300 \
+		>/dev/null 2>"$TMP/rec.err" || fail "record b: $(cat "$TMP/rec.err")"
+	"$BTR" sync -q -o "$TMP/m.pb" "$TMP/a.pb" "$TMP/b.pb"
+	"$BTR" report --json --top 0 "$TMP/m.pb" >"$TMP/m.json"
+	jq -e '[.machines[].machine] == ["alpha", "beta"]' "$TMP/m.json"
+	local k f
+	for k in 0 1; do
+		f=$([ "$k" = 0 ] && echo a || echo b)
+		"$BTR" report --json --top 0 "$TMP/$f.pb" | counts >"$TMP/$f.counts"
+		jq ".machines[$k]" "$TMP/m.json" | counts >"$TMP/m$k.counts"
+		diff -u "$TMP/$f.counts" "$TMP/m$k.counts"
+		# the pingpong pair woke each other hundreds of times
+		jq -e '[.threads[] | select(.comm | startswith("pingpong")) |
+			.latency] | length == 2 and min >= 250' "$TMP/$f.counts"
+		jq -e '.wakers | length > 0' "$TMP/$f.counts"
+	done
+}
