@@ -341,7 +341,7 @@ static bool compact_identity(struct bundle_ctx *b, const struct wire_field *cs)
 	wire_reader_init(&r, cs->data, (size_t)cs->val);
 	while ((rc = wire_next(&r, &f)) > 0) {
 		uint64_t *a = &acc[f.num == CS_WAKING_TS];
-		const uint8_t *p = f.data, *end = f.data + f.val;
+		const uint8_t *p, *end;
 
 		if (f.num != CS_SWITCH_TS && f.num != CS_WAKING_TS)
 			continue;
@@ -352,6 +352,8 @@ static bool compact_identity(struct bundle_ctx *b, const struct wire_field *cs)
 		}
 		if (f.type != WIRE_LEN)
 			return false;
+		p = f.data; /* only a LEN field has data */
+		end = f.data + f.val;
 		while (p < end)
 			if (!wire_read_varint(&p, end, &v) ||
 			    !range_add(&g, a, v))
