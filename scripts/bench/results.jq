@@ -187,7 +187,7 @@ drops as $dr |
 			(if $rp == null then null else $rp.events_per_cpu_s | floor end); 20000000;
 			(if $rp == null then null else $rp.events_per_cpu_s >= 20000000 end);
 			"events/s";
-			(if $rp == null then "null" else "\($rp.events) events of \($rp.bytes) bytes in \($rp.cpu_s) s CPU; trace: \($rp.trace.threads) threads, \($rp.trace.dist), top 10 threads \($rp.trace.top10_share), top 100 \($rp.trace.top100_share) of the events" end)),
+			(if $rp == null then "null" else "\($rp.events) events of \($rp.bytes) bytes in \($rp.cpu_s) s CPU (median of \($rp.rounds // 1)); trace: \($rp.trace.threads) threads, \($rp.trace.dist), top 10 threads \($rp.trace.top10_share), top 100 \($rp.trace.top100_share) of the events" + (if ($rp.alt // null) == null then "" else "; BTR_BIN_ALT \($rp.alt.cpu_s) s CPU, this build \($rp.alt.speedup * 100 | round / 100)x as fast, same JSON: \($rp.same_output_as_alt)" end) end)),
 		target("report of a 1 GB trace (QUICK: 100 MB), peak RSS < 512 MB";
 			(if $rp == null then null else $rp.peak_rss_kb / 1024 | rnd(10) end); 512;
 			(if $rp == null then null else $rp.peak_rss_kb / 1024 < 512 end);

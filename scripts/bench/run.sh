@@ -29,7 +29,8 @@
 # report manycore"), REPORT_SIZE.
 # BTR_BIN_ALT=path adds a contestant "bpftrace-rec-alt" (another build of
 # the recorder, e.g. with a change to bpf/sched.bpf.c) to phases 1 and 2,
-# for before/after numbers in one invocation. Load sizes: PIPE_LOOPS,
+# and to phase 7 (report: its CPU time, its speedup, whether its JSON is
+# the same), for before/after numbers in one invocation. Load sizes: PIPE_LOOPS,
 # HACKBENCH_ARGS, COST_LOOPS, COST_ROUNDS, CAPTURE_S, LOAD_S, LOAD_RATES,
 # CLOCK_N, ENC_T.
 set -euo pipefail
@@ -406,25 +407,58 @@ phase_offline() {
 # threads drawn from a Zipf distribution, the mix printed): events per
 # second of CPU time (one core: the command is single-threaded) and peak
 # RSS. Targets: 20 M events/s, 512 MB.
+# One `report` run of BIN on the generated trace: "wall user sys maxrss"
+# on stdout, its JSON in $2.
+report_once() {
+	local t=$WORK/report-time.txt
+	/usr/bin/time -f '%e %U %S %M' -o "$t" \
+		"$1" report --json --top 5 "$WORK/report-in.pb" >"$2" 2>"$WORK/report.err" ||
+		die "report ($1) failed: $(tail -n 3 "$WORK/report.err")"
+	cat "$t"
+}
+
+# The median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# 7. report: ROUNDS runs of bpftrace-rec (and of BTR_BIN_ALT, interleaved,
+# for a before/after ratio in one invocation); medians of CPU time.
 phase_report() {
-	local size=${REPORT_SIZE:-$([ "$QUICK" = 1 ] && echo 100M || echo 1G)} w u s m ev gen
+	local size=${REPORT_SIZE:-$([ "$QUICK" = 1 ] && echo 100M || echo 1G)} w u s m ev gen r
+	local cpu=() cpu_alt=() rss=0 rss_alt=0 alt=null same=null
 	[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed for peak memory"
 	log "7. report: generating a $size trace"
 	"$TOOLS/bench_sync" gen "$size" "$WORK/report-in.pb" >"$WORK/report-gen.log"
 	gen=$(grep '^bench_sync gen' "$WORK/report-gen.log" | tail -n 1)
 	log "7. report: trace: ${gen#bench_sync gen }"
-	/usr/bin/time -f '%e %U %S %M' -o "$WORK/report-time.txt" \
-		"$BIN" report --json --top 5 "$WORK/report-in.pb" >"$WORK/report.json" 2>"$WORK/report.err" ||
-		die "report failed: $(tail -n 3 "$WORK/report.err")"
-	read -r w u s m <"$WORK/report-time.txt"
+	for ((r = 0; r < ROUNDS; r++)); do
+		read -r w u s m < <(report_once "$BIN" "$WORK/report.json")
+		cpu+=("$(echo "$u + $s" | bc)")
+		[ "$m" -gt "$rss" ] && rss=$m
+		[ -n "$BIN_ALT" ] || continue
+		read -r w u s m < <(report_once "$BIN_ALT" "$WORK/report-alt.json")
+		cpu_alt+=("$(echo "$u + $s" | bc)")
+		[ "$m" -gt "$rss_alt" ] && rss_alt=$m
+	done
 	ev=$(jq '.events' "$WORK/report.json")
+	u=$(printf '%s\n' "${cpu[@]}" | median)
+	if [ -n "$BIN_ALT" ]; then
+		cmp -s "$WORK/report.json" "$WORK/report-alt.json" && same=true || same=false
+		alt=$(jq -nc --argjson c "$(printf '%s\n' "${cpu_alt[@]}" | median)" \
+			--argjson m "$rss_alt" --argjson ev "$ev" --argjson u "$u" --arg bin "$BIN_ALT" \
+			'{bin: $bin, cpu_s: $c, peak_rss_kb: $m, events_per_cpu_s: ($ev / (if $c > 0 then $c else 1 end)),
+			  speedup: (if $u > 0 then $c / $u else null end)}')
+	fi
 	jq -nc --argjson bytes "$(stat -c %s "$WORK/report-in.pb")" --argjson ev "$ev" \
-		--argjson w "$w" --argjson u "$u" --argjson s "$s" --argjson m "$m" \
+		--argjson u "$u" --argjson m "$rss" --argjson rounds "$ROUNDS" \
+		--argjson cpus "$(printf '%s\n' "${cpu[@]}" | jq -sc .)" \
 		--arg gen "${gen#bench_sync gen }" --argjson losses "$(jq '.losses | length' "$WORK/report.json")" \
-		'{bytes: $bytes, events: $ev, wall_s: $w, cpu_s: ($u + $s), peak_rss_kb: $m,
-		  events_per_cpu_s: ($ev / (if ($u + $s) > 0 then ($u + $s) else 1 end)),
+		--argjson alt "$alt" --argjson same "$same" \
+		'{bytes: $bytes, events: $ev, rounds: $rounds, cpu_s: $u, cpu_s_each: $cpus, peak_rss_kb: $m,
+		  events_per_cpu_s: ($ev / (if $u > 0 then $u else 1 end)),
 		  trace: ($gen | split(" ") | map(split("=") | {(.[0]): (.[1] | tonumber? // .)}) | add),
-		  loss_rows: $losses,
+		  loss_rows: $losses, alt: $alt, same_output_as_alt: $same,
 		  target_events_per_s: 20000000, target_rss_kb: 524288}' | tee "$J/report.json" >&2
 	rm -f "$WORK/report-in.pb"
 }

@@ -144,3 +144,99 @@ lost_trace() {
 	echo "$output" | sed -n '/^Blocked in/,/^$/p' | grep -Eq "^ *$1 .* $4 "
 	echo "$output" | sed -n '/^Blocked in/,/^$/p' | grep -Eq "^ *$2 .* $5 "
 }
+
+# A section of `report` text: the data rows (lines that start with a
+# number) after the line that starts with $2, up to the next section.
+section_rows() {
+	awk -v h="$2" 'index($0, h) == 1 { s = 1; next } /^== Machine/ { s = 0 }
+		s && /^ *[0-9]/' "$1"
+}
+
+# The per-machine figures of a report --json: one machine's object.
+figures() {
+	jq -S '{events, cpus, rows_total, threads, processes, cpu_table, wakers}'
+}
+
+@test "report: a synced trace of two machines has one section a machine, each as its input alone" {
+	"$TOOLS/gentrace" -o "$TMP/a.pb" <<-'EOF2'
+	sysinfo name=alpha
+	snapshot seq=1 BOOTTIME:1000000 REALTIME:9000000000
+	bundle cpu=0 seq=2 switch=1100000,1200000,1300000,1400000 waking=1150000,1350000
+	bundle cpu=1 seq=3 switch=1110000,1250000,1390000 waking=1120000
+	bundle cpu=0 seq=2 switch=1500000,1530000,1610000,1700000,1800000 waking=1550000
+	bundle cpu=1 seq=3 switch=1520000,1640000,1790000
+	EOF2
+	"$TOOLS/gentrace" -o "$TMP/b.pb" <<-'EOF2'
+	sysinfo name=beta
+	snapshot seq=1 BOOTTIME:5000000 REALTIME:9000300000
+	bundle cpu=0 seq=2 switch=5100000,5200000,5300000 waking=5250000
+	bundle cpu=1 seq=3 switch=5110000,5220000 waking=5150000
+	bundle cpu=0 seq=2 switch=5400000,5470000,5520000,5600000
+	bundle cpu=1 seq=3 switch=5410000,5590000,5650000 waking=5600000
+	EOF2
+	"$BTR" sync -q -o "$TMP/m.pb" "$TMP/a.pb" "$TMP/b.pb"
+	# beta's events sit between alpha's on the merged timeline
+	run "$BTR" report --top 0 "$TMP/m.pb"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "Trace $TMP/m.pb, 2 machines: 4 CPUs, 34 events, "* ]]
+	[ "$(echo "$output" | grep -c '^== Machine')" -eq 2 ]
+	echo "$output" | grep -q '^== Machine 0 (alpha): 2 CPUs, 19 events, '
+	echo "$output" | grep -q '^== Machine 1 (beta): 2 CPUs, 15 events, '
+	echo "$output" >"$TMP/m.txt"
+	local k f
+	for k in 0 1; do
+		f=$([ "$k" = 0 ] && echo a || echo b)
+		"$BTR" report --top 0 "$TMP/$f.pb" >"$TMP/$f.txt"
+		section_rows "$TMP/m.txt" "== Machine $k " >"$TMP/m$k.rows"
+		section_rows "$TMP/$f.txt" "Losses" >"$TMP/$f.rows"
+		[ "$(wc -l <"$TMP/$f.rows")" -ge 7 ]
+		diff -u "$TMP/$f.rows" "$TMP/m$k.rows"
+		# the same in JSON, by thread and by process
+		"$BTR" report --json --top 0 "$TMP/$f.pb" | figures >"$TMP/$f.json"
+		"$BTR" report --json --top 0 "$TMP/m.pb" |
+			jq ".machines[$k]" | figures >"$TMP/m$k.json"
+		diff -u "$TMP/$f.json" "$TMP/m$k.json"
+		jq -e '.threads | map(select(.latency.count > 0)) | length > 0' "$TMP/$f.json"
+		"$BTR" report --json --by process "$TMP/$f.pb" | figures >"$TMP/$f.json"
+		"$BTR" report --json --by process "$TMP/m.pb" |
+			jq ".machines[$k]" | figures >"$TMP/m$k.json"
+		diff -u "$TMP/$f.json" "$TMP/m$k.json"
+	done
+	"$BTR" report --json "$TMP/m.pb" |
+		jq -e '[.machines[].machine] == ["alpha", "beta"] and
+			[.machines[].machine_id] == [0, 1]'
+}
+
+# The counts of a report --json machine: events, CPUs, rows, and per thread
+# and CPU the figures that are counts (times may move by a clock
+# conversion's rounding across snapshots).
+counts() {
+	jq -S '{events, cpus, rows_total,
+		threads: [.threads[] | {tid, pid, comm, switches_voluntary,
+			switches_involuntary, latency: .latency.count}],
+		cpu_table: [.cpu_table[] | {cpu, switches, migrations_in}],
+		wakers}'
+}
+
+@test "report: two recordings synced as two machines, each section as its recording alone" {
+	need_root
+	"$BTR" -q --machine-name alpha -o "$TMP/a.pb" -- "$TOOLS/pingpong" 300 \
+		>/dev/null 2>"$TMP/rec.err" || fail "record a: $(cat "$TMP/rec.err")"
+	"$BTR" -q --machine-name beta -o "$TMP/b.pb" -- "$TOOLS/pingpong" 300 \
+		>/dev/null 2>"$TMP/rec.err" || fail "record b: $(cat "$TMP/rec.err")"
+	"$BTR" sync -q -o "$TMP/m.pb" "$TMP/a.pb" "$TMP/b.pb"
+	"$BTR" report --json --top 0 "$TMP/m.pb" >"$TMP/m.json"
+	jq -e '[.machines[].machine] == ["alpha", "beta"]' "$TMP/m.json"
+	local k f
+	for k in 0 1; do
+		f=$([ "$k" = 0 ] && echo a || echo b)
+		"$BTR" report --json --top 0 "$TMP/$f.pb" | counts >"$TMP/$f.counts"
+		jq ".machines[$k]" "$TMP/m.json" | counts >"$TMP/m$k.counts"
+		diff -u "$TMP/$f.counts" "$TMP/m$k.counts"
+		# the pingpong pair woke each other hundreds of times
+		jq -e '[.threads[] | select(.comm | startswith("pingpong")) |
+			select(.latency >= 250)] | length >= 2' "$TMP/$f.counts"
+		jq -e '.wakers | length > 0' "$TMP/$f.counts"
+	done
+}

@@ -434,6 +434,53 @@ static void test_compact_drops(void)
 	wbuf_free(&in);
 }
 
+/* On the trace clock itself (the identity path, no clock graph): the
+ * bytes stay, the range and counts are the converting path's; a time past
+ * INT64_MAX still goes (negative) with its entries; a timestamp array
+ * written as single varints counts as well. */
+static void test_compact_identity(void)
+{
+	const uint64_t sw[3] = { 10000, 10010, 10500 }, wk[2] = { 10005, 10600 };
+	const uint64_t big[3] = { 10000, (1ull << 63) + 5, (1ull << 63) + 7 };
+	struct wbuf in = { 0 };
+	struct fx x;
+	struct rewritten res;
+	uint64_t v[16];
+	size_t m, mc;
+	int nf;
+
+	fx_init(&x, BOOT, 10000, 3000, NULL);
+	bundle_packet(&in, sw, 3, wk, 2, 9000, -1);
+	CHECK(rewrite(&x.rw, &in, &res) == 0);
+	CHECK(same_bytes(res.data, res.len, &in));
+	CHECK_EQ_I64(res.key, 10000);
+	CHECK_EQ_I64(x.st.converted, 6); /* 5 events and the end time */
+	bundle_packet(&in, big, 3, NULL, 0, 0, -1);
+	CHECK(rewrite(&x.rw, &in, &res) == 0);
+	CHECK_EQ_I64(compact_array(res.data, res.len, 1, v, &nf), 1);
+	CHECK_EQ_I64(v[0], 10000);
+	CHECK_EQ_I64(compact_array(res.data, res.len, 3, v, &nf), 1);
+	CHECK_EQ_I64(x.st.events_dropped, 2);
+	CHECK_EQ_I64(x.st.stat[SYNC_STAT_NEGATIVE], 2);
+	CHECK_EQ_I64(x.st.converted, 7);
+	/* switch_timestamp as two single varints: 20000, then +5 */
+	in.len = 0;
+	m = wbuf_begin_len(&in, 1);
+	wbuf_field_varint(&in, 1, 0);
+	mc = wbuf_begin_len(&in, 4);
+	wbuf_field_varint(&in, 1, 20000);
+	wbuf_field_varint(&in, 1, 5);
+	wbuf_end_len(&in, mc);
+	wbuf_end_len(&in, m);
+	wbuf_field_varint(&in, 10, 2);
+	CHECK(rewrite(&x.rw, &in, &res) == 0);
+	CHECK(same_bytes(res.data, res.len, &in));
+	CHECK_EQ_I64(res.key, 20000);
+	CHECK_EQ_I64(x.st.converted, 9);
+	fx_free(&x);
+	wbuf_free(&in);
+}
+
 /* Regular events: converted one by one, dropped one by one. */
 static void test_regular_events(void)
 {
@@ -722,6 +769,7 @@ int main(void)
 	RUN(test_untimed_keys);
 	RUN(test_compact_converted);
 	RUN(test_compact_drops);
+	RUN(test_compact_identity);
 	RUN(test_regular_events);
 	RUN(test_bundle_mono_raw);
 	RUN(test_bundle_global_clock);

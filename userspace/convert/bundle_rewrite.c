@@ -3,7 +3,9 @@
  * decoded and encoded again (with the parallel arrays of dropped events
  * filtered), and the previous bundle's end time. Fields that need no change
  * are copied byte for byte; so is a whole compact_sched or event whose
- * times do not change. */
+ * times do not change. When the bundle's clock is the trace clock itself
+ * (checked once a bundle) a time converts to itself: no clock graph
+ * lookup, and a compact_sched is only walked for its times' range. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -39,6 +41,7 @@ struct bundle_ctx {
 	struct btr_clock_key key;
 	uint32_t machine; /* of the bundle, where a bad clock is counted */
 	bool bad_clock; /* events cannot be converted: unknown source */
+	bool identity;  /* key is the trace clock: times stay as they are */
 	bool any;
 	int64_t first, last;
 };
@@ -66,6 +69,14 @@ static int vec_reserve(struct u64vec *v, size_t n)
 
 static bool convert(struct bundle_ctx *b, uint64_t raw, int64_t *ns)
 {
+	/* what timeline_convert gives for equal keys, without the lookup;
+	 * a negative time takes the counting path below */
+	if (b->identity && raw <= INT64_MAX) {
+		if (b->rw->tl->stats)
+			b->rw->tl->stats->converted++;
+		*ns = (int64_t)raw;
+		return true;
+	}
 	if (b->bad_clock) {
 		timeline_count_unknown_source(b->rw->tl, b->machine);
 		return false;
@@ -145,6 +156,8 @@ static int bundle_clock(struct bundle_ctx *b, const uint8_t *p, size_t n,
 		return 0;
 	}
 	b->bad_clock = clock_scope_key_tag(s, tag, id, seq, &b->key) != 0;
+	b->identity = !b->bad_clock &&
+		      btr_clock_key_equal(b->key, b->rw->tl->trace_clock);
 	return 0;
 }
 
@@ -289,6 +302,73 @@ static int put_filtered(struct bundle_ctx *b, const struct wire_field *cs,
 	return 0;
 }
 
+/* The range and count of the times of a compact_sched on the identity
+ * path. */
+struct time_range {
+	int64_t first, last;
+	bool any;
+	uint64_t n;
+};
+
+/* Adds delta v to the stream time *acc; false when the time is negative. */
+static inline bool range_add(struct time_range *g, uint64_t *acc, uint64_t v)
+{
+	*acc += v; /* first absolute, then deltas */
+	if (*acc > INT64_MAX)
+		return false;
+	if (!g->any || (int64_t)*acc < g->first)
+		g->first = (int64_t)*acc;
+	if (!g->any || (int64_t)*acc > g->last)
+		g->last = (int64_t)*acc;
+	g->any = true;
+	g->n++;
+	return true;
+}
+
+/* The identity case of compact_rewrite: both timestamp streams walked
+ * (every occurrence, packed or not, as gather reads them) for their range
+ * and count, nothing stored. False, with nothing noted, when a time is
+ * negative or an array malformed: compact_rewrite's general path then
+ * drops, counts or reports it. */
+static bool compact_identity(struct bundle_ctx *b, const struct wire_field *cs)
+{
+	struct time_range g = { b->first, b->last, b->any, 0 };
+	uint64_t acc[2] = { 0, 0 }, v;
+	struct wire_reader r;
+	struct wire_field f;
+	int rc;
+
+	wire_reader_init(&r, cs->data, (size_t)cs->val);
+	while ((rc = wire_next(&r, &f)) > 0) {
+		uint64_t *a = &acc[f.num == CS_WAKING_TS];
+		const uint8_t *p, *end;
+
+		if (f.num != CS_SWITCH_TS && f.num != CS_WAKING_TS)
+			continue;
+		if (f.type == WIRE_VARINT) {
+			if (!range_add(&g, a, f.val))
+				return false;
+			continue;
+		}
+		if (f.type != WIRE_LEN)
+			return false;
+		p = f.data; /* only a LEN field has data */
+		end = f.data + f.val;
+		while (p < end)
+			if (!wire_read_varint(&p, end, &v) ||
+			    !range_add(&g, a, v))
+				return false;
+	}
+	if (rc < 0)
+		return false;
+	b->first = g.first;
+	b->last = g.last;
+	b->any = g.any;
+	if (b->rw->tl->stats)
+		b->rw->tl->stats->converted += g.n;
+	return true;
+}
+
 static int compact_rewrite(struct bundle_ctx *b, const struct wire_field *cs,
 			   const char **why)
 {
@@ -303,6 +383,10 @@ static int compact_rewrite(struct bundle_ctx *b, const struct wire_field *cs,
 	size_t mark;
 	int err;
 
+	if (b->identity && compact_identity(b, cs)) {
+		wbuf_field_copy(b->out, cs);
+		return 0;
+	}
 	err = gather(cs, CS_SWITCH_TS, &rw->sw, why);
 	if (!err)
 		err = gather(cs, CS_WAKING_TS, &rw->wk, why);

@@ -97,33 +97,6 @@ static int run_reserve(struct run *r, size_t n)
 	return grow_array((void **)&r->v, &r->cap, n, sizeof(*r->v), 1024);
 }
 
-/* The varint at *p, moving *p past it; false at the end or when bad.
- * One- and two-byte varints (most times, pids and indexes of a bundle)
- * are read inline. */
-static inline bool vnext(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	const uint8_t *q = *p;
-	size_t n;
-
-	if (q >= end) /* also an array the bundle lacks: NULL, NULL */
-		return false;
-	if (end - q >= 2) {
-		if (q[0] < 0x80) {
-			*v = q[0];
-			*p = q + 1;
-			return true;
-		}
-		if (q[1] < 0x80) {
-			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-			*p = q + 2;
-			return true;
-		}
-	}
-	n = wire_get_varint(q, end, v);
-	*p = q + n;
-	return n != 0;
-}
-
 struct arr {
 	const uint8_t *p, *end;
 };
@@ -171,9 +144,11 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 	while (ts.p < ts.end) {
 		struct rev *e;
 
-		if (!vnext(&ts.p, ts.end, &dt) || !vnext(&pid.p, pid.end, &p) ||
-		    !vnext(&comm.p, comm.end, &c) ||
-		    (kind == REV_SWITCH && !vnext(&state.p, state.end, &s)) ||
+		if (!wire_read_varint(&ts.p, ts.end, &dt) ||
+		    !wire_read_varint(&pid.p, pid.end, &p) ||
+		    !wire_read_varint(&comm.p, comm.end, &c) ||
+		    (kind == REV_SWITCH &&
+		     !wire_read_varint(&state.p, state.end, &s)) ||
 		    c >= d->nintern) {
 			d->parse_errors++;
 			break;
@@ -532,13 +507,15 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 	}
 	if (has_si && (rc = declare_cpus(d, &si, out->sb.machine)))
 		return rc;
-	if (has_si && !out->sb.machine && !d->machine_name[0]) {
+	if (has_si && out->sb.machine < DECODE_NAMED_MACHINES &&
+	    !d->machine_name[out->sb.machine][0]) {
+		char *dst = d->machine_name[out->sb.machine];
 		const char *name;
 		size_t n;
 
 		if (system_info_machine_name(si.data, (size_t)si.val, &name, &n))
-			snprintf(d->machine_name, sizeof(d->machine_name),
-				 "%.*s", (int)n, name);
+			snprintf(dst, sizeof(d->machine_name[0]), "%.*s",
+				 (int)n, name);
 	}
 	if (has_pt && (rc = process_tree(d, &pt, out->sb.machine, why)))
 		return rc;

@@ -25,6 +25,7 @@
 
 /* CPUs at or above this are left out (trace_processor rejects >= 1024). */
 #define DECODE_MAX_CPU 4096u
+#define DECODE_NAMED_MACHINES 16u
 
 struct run {
 	struct rev *v;
@@ -43,7 +44,9 @@ struct decoder {
 	struct run sw, wk, reg;       /* scratch: the bundle's three runs */
 	uint32_t *intern;             /* the bundle's comm ids */
 	size_t nintern, capintern;
-	char machine_name[64];        /* the host's SystemInfo name */
+	/* SystemInfo names of machines 0..DECODE_NAMED_MACHINES-1 (0: the
+	 * host), the first one each */
+	char machine_name[DECODE_NAMED_MACHINES][64];
 	uint64_t parse_errors;        /* compact streams cut short */
 	uint64_t bundles_without_cpu;
 	/* kernel function names interned on each sequence (InternedData

@@ -62,36 +62,21 @@ static json_object *thread_row(const struct report *r, const struct row *w)
 	return o;
 }
 
-int report_print_json(const struct report *r)
+/* The time range of one machine, or of the whole trace, into o. */
+static void span(json_object *o, const struct report *r)
 {
-	json_object *o = json_object_new_object(), *a;
-	size_t i, k;
-
-	if (!o)
-		return -1;
-	add(o, "file", json_object_new_string(r->file));
-	add(o, "machine", r->machine_name && r->machine_name[0] ?
-				  json_object_new_string(r->machine_name) : NULL);
 	add(o, "start_ns", json_object_new_int64(r->first));
 	add(o, "end_ns", json_object_new_int64(r->last));
 	add(o, "events", u64(r->events));
 	add(o, "cpus", u64(r->ncpus));
-	add(o, "lower_bounds", json_object_new_boolean(r->lower_bounds));
-	a = json_object_new_array();
-	for (i = 0; i < r->nlosses; i++) {
-		json_object *l = json_object_new_object();
+}
 
-		add(l, "name", json_object_new_string(r->losses[i].name));
-		add(l, "idx", r->losses[i].idx >= 0 ?
-				      json_object_new_int64(r->losses[i].idx) : NULL);
-		add(l, "machine", r->losses[i].machine >= 0 ?
-			json_object_new_int64(r->losses[i].machine) : NULL);
-		add(l, "value", json_object_new_int64(r->losses[i].value));
-		json_object_array_add(a, l);
-	}
-	add(o, "losses", a);
-	add(o, "by", json_object_new_string(r->by_process ? "process" : "thread"));
-	add(o, "sort", json_object_new_string(r->sort_name));
+/* The tables of one machine, or of the whole trace, into o. */
+static void tables(json_object *o, const struct report *r)
+{
+	json_object *a;
+	size_t i, k;
+
 	add(o, "rows_total", u64(r->total_rows));
 	a = json_object_new_array();
 	for (i = 0; i < r->nrows; i++)
@@ -132,6 +117,55 @@ int report_print_json(const struct report *r)
 		json_object_array_add(a, j);
 	}
 	add(o, "wakers", a);
+}
+
+static json_object *name_or_null(const char *name)
+{
+	return name && name[0] ? json_object_new_string(name) : NULL;
+}
+
+int report_print_json(const struct report *r)
+{
+	json_object *o = json_object_new_object(), *a;
+	size_t i;
+
+	if (!o)
+		return -1;
+	add(o, "file", json_object_new_string(r->file));
+	add(o, "machine", name_or_null(r->machine_name));
+	span(o, r);
+	add(o, "lower_bounds", json_object_new_boolean(r->lower_bounds));
+	a = json_object_new_array();
+	for (i = 0; i < r->nlosses; i++) {
+		json_object *l = json_object_new_object();
+
+		add(l, "name", json_object_new_string(r->losses[i].name));
+		add(l, "idx", r->losses[i].idx >= 0 ?
+				      json_object_new_int64(r->losses[i].idx) : NULL);
+		add(l, "machine", r->losses[i].machine >= 0 ?
+			json_object_new_int64(r->losses[i].machine) : NULL);
+		add(l, "value", json_object_new_int64(r->losses[i].value));
+		json_object_array_add(a, l);
+	}
+	add(o, "losses", a);
+	add(o, "by", json_object_new_string(r->by_process ? "process" : "thread"));
+	add(o, "sort", json_object_new_string(r->sort_name));
+	tables(o, r);
+	if (r->nsections) {
+		a = json_object_new_array();
+		for (i = 0; i < r->nsections; i++) {
+			json_object *m = json_object_new_object();
+
+			add(m, "machine_id", json_object_new_int64(
+						     r->sections[i].machine));
+			add(m, "machine", name_or_null(
+						  r->sections[i].machine_name));
+			span(m, &r->sections[i]);
+			tables(m, &r->sections[i]);
+			json_object_array_add(a, m);
+		}
+		add(o, "machines", a);
+	}
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

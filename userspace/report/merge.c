@@ -182,14 +182,17 @@ void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
 		size_t i, bi = 0;
 		struct cpu_queue *q;
 
-		/* without branches: which queue is next is not predictable */
+		/* without branches: which queue is next is not predictable;
+		 * second is the least of the others, min(second, max(t,
+		 * best)), as selects (conditional moves) */
 		for (i = 0; i < m->nq; i++) {
 			int64_t t = m->q[i].head_ts;
 			bool lt = t < best;
+			int64_t hi = lt ? best : t;
 
-			second = lt ? best : (t < second ? t : second);
 			bi = lt ? i : bi;
 			best = lt ? t : best;
+			second = hi < second ? hi : second;
 		}
 		if (!m->q[bi].n) /* every head at INT64_MAX: the first queue */
 			for (bi = 0; !m->q[bi].n; bi++)

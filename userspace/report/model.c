@@ -171,54 +171,6 @@ static enum tstate state_of(uint16_t prev_state)
 	return TS_OTHER;
 }
 
-static void note_waker(struct waker_slot *wk, int32_t waker)
-{
-	struct waker_slot *min = &wk[0];
-	int i;
-
-	for (i = 0; i < WAKER_SLOTS; i++) {
-		struct waker_slot *s = &wk[i];
-
-		if (s->count && s->tid == waker) {
-			s->count++;
-			return;
-		}
-		if (!s->count) {
-			*s = (struct waker_slot){ waker, 1 };
-			return;
-		}
-		if (s->count < min->count)
-			min = s;
-	}
-	/* space-saving: the least frequent gives its slot */
-	*min = (struct waker_slot){ waker, min->count + 1 };
-}
-
-/* Off-CPU time d of a sleep in kernel function fn: kept for the
- * BLOCKED_SLOTS functions with the most time (space-saving, as wakers). */
-static void note_blocked(struct blocked_slot *bl, uint32_t fn, uint64_t d)
-{
-	struct blocked_slot *min = &bl[0];
-	int i;
-
-	for (i = 0; i < BLOCKED_SLOTS; i++) {
-		struct blocked_slot *s = &bl[i];
-
-		if (s->count && s->fn == fn) {
-			s->count++;
-			s->ns += d;
-			return;
-		}
-		if (!s->count) {
-			*s = (struct blocked_slot){ fn, 1, d };
-			return;
-		}
-		if (s->ns < min->ns)
-			min = s;
-	}
-	*min = (struct blocked_slot){ fn, min->count + 1, min->ns + d };
-}
-
 /* Ends thread i's current state at ts; switch_in when it ends by running
  * on the CPU of queue qi. */
 static void close_state(struct model *m, uint32_t i, int64_t ts,
@@ -247,7 +199,8 @@ static void close_state(struct model *m, uint32_t i, int64_t ts,
 			l->max_ts = ts;
 		}
 		if (h->waker >= 0)
-			note_waker(l->wk, h->waker);
+			sketch_note(l->wk, NULL, WAKER_SLOTS,
+				    (uint32_t)h->waker, 1);
 		break;
 	case TS_S:
 	case TS_D:
@@ -257,7 +210,8 @@ static void close_state(struct model *m, uint32_t i, int64_t ts,
 		else
 			h->off_d += d;
 		if (h->blocked)
-			note_blocked(m->thr[i].bl, m->thr[i].blocked, d);
+			sketch_note(m->thr[i].bl, m->thr[i].bl_ns,
+				    BLOCKED_SLOTS, m->thr[i].blocked, d);
 		h->blocked = 0;
 		break;
 	case TS_RUNNING:
@@ -433,6 +387,10 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 	}
 	m->last = end[-1].ts;
 	m->events += n;
+	if (!m->cpu[qi].events)
+		m->cpu[qi].first = e->ts;
+	m->cpu[qi].last = end[-1].ts;
+	m->cpu[qi].events += n;
 	for (; e < end; e++) {
 		switch (e->kind) {
 		case REV_SWITCH:

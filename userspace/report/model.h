@@ -37,23 +37,15 @@
 #include "report/event.h"
 #include "report/hist.h"
 #include "report/merge.h"
+#include "report/sketch.h"
 #include "util/hashmap.h"
 
 enum tstate { TS_NONE, TS_RUNNING, TS_R, TS_RP, TS_S, TS_D, TS_OTHER };
 
-#define WAKER_SLOTS 4
+/* A thread's wakers and blocked functions are space-saving sketches
+ * (sketch.h): exact up to this many distinct ones a thread. */
+#define WAKER_SLOTS 16
 #define BLOCKED_SLOTS 4
-
-struct waker_slot {
-	int32_t tid;
-	uint32_t count;
-};
-
-struct blocked_slot {
-	uint32_t fn;          /* name id of the function */
-	uint32_t count;
-	uint64_t ns;          /* off-CPU time that followed it */
-};
 
 /* A thread's figures, read by the tables (rows.h) once model_finish has
  * set them; while the model runs only tid, tgid, machine and the high
@@ -62,14 +54,15 @@ struct thread {
 	struct hist *hist;    /* latencies; NULL: none */
 	uint64_t lat_sum, lat_max;
 	int64_t lat_max_ts;   /* when the longest latency ended */
-	struct waker_slot wk[WAKER_SLOTS];  /* who woke it, most frequent */
+	struct sketch_slot wk[WAKER_SLOTS]; /* who woke it (key: tid) */
 	int32_t tid, tgid;    /* tgid -1: unknown */
 	uint32_t machine, name;
 	uint64_t cpu_ns, off_s, off_d;
 	uint64_t vol, invol;  /* switches out asleep / runnable */
 	uint32_t blocked;     /* function of the current sleep, 0: none */
-	struct blocked_slot bl[BLOCKED_SLOTS]; /* most off-CPU time first
-						* once model_finish ran */
+	struct sketch_slot bl[BLOCKED_SLOTS];  /* where it blocked (key:
+						 * name id of the function) */
+	uint64_t bl_ns[BLOCKED_SLOTS];        /* off-CPU time that followed */
 };
 
 /* A thread's latencies, allocated at its first: the sums beside the
@@ -78,7 +71,7 @@ struct lat {
 	uint64_t sum, max;
 	int64_t max_ts;
 	struct hist h;
-	struct waker_slot wk[WAKER_SLOTS];
+	struct sketch_slot wk[WAKER_SLOTS];
 };
 
 /* What every event of a thread touches, one cache line a thread, in an
@@ -105,6 +98,8 @@ struct cpu_stat {
 	uint32_t cur_i;       /* its thread index, UINT32_MAX: none (idle) */
 	int64_t since;        /* since when */
 	uint64_t busy, idle, switches, migrations_in, mismatched;
+	uint64_t events;      /* of its queue, and their first and last */
+	int64_t first, last;  /* times (per-machine sections) */
 };
 
 struct model_opts {

@@ -62,11 +62,13 @@ static const char doc[] =
 	"states. Intervals still open at the end of the trace do not count. "
 	"Percentiles come from a log-linear histogram (within 6.25%). When "
 	"the trace lost events the report lists the losses first and every "
-	"figure is a lower bound.\n\n"
+	"figure is a lower bound. A trace of several machines (from sync) "
+	"gets one section a machine, each as its input alone.\n\n"
 	"Examples:\n"
 	"  bpftrace-rec report trace.pb\n"
 	"  bpftrace-rec report --sort wait --top 10 trace.pb.gz\n"
-	"  bpftrace-rec report --by process --json merged.pb | jq .processes\n\n"
+	"  bpftrace-rec report --by process --json merged.pb | "
+	"jq '.machines[].processes'\n\n"
 	"Exit status: 0, 1 for an unreadable, corrupt, truncated or empty "
 	"trace, 64 for a usage error.";
 
@@ -250,6 +252,52 @@ static void own_losses(struct report *r, const struct walk *w,
 
 static const char *sort_names[] = { "cpu", "wait", "latency", "offcpu" };
 
+/* The name of machine id, "" when it has none. */
+static const char *machine_name(const struct walk *w, int64_t id)
+{
+	return id >= 0 && id < DECODE_NAMED_MACHINES ?
+		       w->dec.machine_name[id] : "";
+}
+
+/* A trace of several machines: one section a machine with events, in
+ * the order of their ids, each built as if its machine were alone. */
+static int sections(struct report *r, const struct report_args *a,
+		    const struct walk *w, const struct stat_table *t)
+{
+	const struct model *m = &w->model;
+	uint32_t *ids = calloc(m->ncpu ? m->ncpu : 1, sizeof(*ids));
+	size_t n = 0, i, k;
+	int rc = 0;
+
+	if (!ids)
+		return -1;
+	for (i = 0; i < m->ncpu; i++) { /* distinct ids, in order */
+		uint32_t id = w->merge.q[i].machine;
+
+		if (!m->cpu[i].events)
+			continue;
+		for (k = 0; k < n && ids[k] < id; k++)
+			;
+		if (k < n && ids[k] == id)
+			continue;
+		memmove(&ids[k + 1], &ids[k], (n - k) * sizeof(*ids));
+		ids[k] = id;
+		n++;
+	}
+	if (n > 1 && !(r->sections = calloc(n, sizeof(*r->sections))))
+		rc = -1;
+	for (k = 0; n > 1 && !rc && k < n; k++) {
+		struct report *s = &r->sections[r->nsections++];
+
+		rc = report_build(s, &a->o, m, &w->names, &w->merge, t, ids[k]);
+		s->machine_name = machine_name(w, ids[k]);
+		s->sort_name = r->sort_name;
+		s->lower_bounds = r->lower_bounds;
+	}
+	free(ids);
+	return rc;
+}
+
 static int print(struct walk *w, const struct report_args *a,
 		 const struct sync_stats *st)
 {
@@ -259,14 +307,16 @@ static int print(struct walk *w, const struct report_args *a,
 
 	if (stat_gather_rows(w->stats, &t))
 		return log_error("%s: out of memory", w->in->file.name), EXIT_FAIL;
-	rc = report_build(&r, &a->o, &w->model, &w->names, &w->merge, &t);
+	rc = report_build(&r, &a->o, &w->model, &w->names, &w->merge, &t, -1);
 	if (!rc) {
 		r.file = w->in->file.name;
-		r.machine_name = w->dec.machine_name;
+		r.machine_name = machine_name(w, 0);
 		r.sort_name = sort_names[a->o.sort];
 		own_losses(&r, w, st);
-		rc = a->json ? report_print_json(&r) : report_print_text(&r);
+		rc = sections(&r, a, w, &t);
 	}
+	if (!rc)
+		rc = a->json ? report_print_json(&r) : report_print_text(&r);
 	if (rc)
 		log_error("%s: out of memory", w->in->file.name);
 	report_free(&r);

@@ -87,24 +87,23 @@ static void add_blocked(struct row *row, const struct thread *t)
 	size_t i, k;
 
 	for (i = 0; i < BLOCKED_SLOTS && t->bl[i].count; i++) {
-		const struct blocked_slot *b = &t->bl[i];
+		const struct blocked_row b = { t->bl[i].key, NULL,
+					       t->bl[i].count, t->bl_ns[i] };
 		struct blocked_row *min = NULL;
 
 		for (k = 0; k < BLOCKED_SLOTS && row->blocked[k].count; k++) {
-			if (row->blocked[k].fn == b->fn)
+			if (row->blocked[k].fn == b.fn)
 				break;
 			if (!min || row->blocked[k].ns < min->ns)
 				min = &row->blocked[k];
 		}
 		if (k < BLOCKED_SLOTS && row->blocked[k].count) {
-			row->blocked[k].count += b->count;
-			row->blocked[k].ns += b->ns;
+			row->blocked[k].count += b.count;
+			row->blocked[k].ns += b.ns;
 		} else if (k < BLOCKED_SLOTS) {
-			row->blocked[k] = (struct blocked_row){ b->fn, NULL,
-								b->count, b->ns };
-		} else if (min->ns < b->ns) {
-			*min = (struct blocked_row){ b->fn, NULL, b->count,
-						     b->ns };
+			row->blocked[k] = b;
+		} else if (min->ns < b.ns) {
+			*min = b;
 		}
 	}
 }
@@ -152,7 +151,7 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 		const char *name = names_str(names, t->name);
 		struct row *row;
 
-		if (!t->tid)
+		if (!t->tid || (r->machine >= 0 && t->machine != r->machine))
 			continue;
 		if (o->by_process) {
 			uint64_t key = (uint64_t)t->machine << 32 | (uint32_t)pid;
@@ -206,7 +205,7 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 			row->p99 = hist_percentile(h, 99);
 		}
 		if (row->lat_n)
-			row->lat_max_ts -= m->first;
+			row->lat_max_ts -= r->first;
 	}
 	return err;
 }
@@ -231,7 +230,7 @@ static int gather_wakers(struct report *r, const struct report_opts *o,
 			by_wait[n++] = &r->rows[i];
 	for (k = 0; k < o->wakers_of && k < n; k++) {
 		struct waker_row *w = &r->wakers[r->nwakers++];
-		struct waker_slot s[WAKER_SLOTS];
+		struct sketch_slot s[WAKER_SLOTS];
 		size_t best = k, a, b;
 
 		for (i = k + 1; i < n; i++)
@@ -244,19 +243,19 @@ static int gather_wakers(struct report *r, const struct report_opts *o,
 		for (a = 0; a < WAKER_SLOTS; a++)
 			for (b = a + 1; b < WAKER_SLOTS; b++)
 				if (s[b].count > s[a].count) {
-					struct waker_slot x = s[a];
+					struct sketch_slot x = s[a];
 
 					s[a] = s[b];
 					s[b] = x;
 				}
-		for (a = 0; a < WAKER_SLOTS && s[a].count; a++) {
-			const struct thread *wt =
-				find_thread(m, w->of->machine, s[a].tid);
+		for (a = 0; a < WAKERS_SHOWN && s[a].count; a++) {
+			const struct thread *wt = find_thread(
+				m, w->of->machine, (int32_t)s[a].key);
 
-			w->tid[a] = s[a].tid;
+			w->tid[a] = (int32_t)s[a].key;
 			w->count[a] = s[a].count;
 			w->name[a] = wt ? names_str(names, wt->name) :
-				     s[a].tid ? "" : "swapper";
+				     s[a].key ? "" : "swapper";
 			w->n++;
 		}
 	}
@@ -298,15 +297,39 @@ static int gather_losses(struct report *r, const struct stat_table *st)
 	return 0;
 }
 
-int report_build(struct report *r, const struct report_opts *o,
-		 const struct model *m, const struct names *names,
-		 const struct merge *mg, const struct stat_table *st)
+/* The time range and events of machine r->machine, from its CPUs. */
+static void machine_range(struct report *r, const struct model *m,
+			  const struct merge *mg)
 {
 	size_t i;
 
+	r->events = 0;
+	for (i = 0; i < m->ncpu; i++) {
+		const struct cpu_stat *c = &m->cpu[i];
+
+		if (mg->q[i].machine != r->machine || !c->events)
+			continue;
+		if (!r->events || c->first < r->first)
+			r->first = c->first;
+		if (!r->events || c->last > r->last)
+			r->last = c->last;
+		r->events += c->events;
+	}
+}
+
+int report_build(struct report *r, const struct report_opts *o,
+		 const struct model *m, const struct names *names,
+		 const struct merge *mg, const struct stat_table *st,
+		 int64_t machine)
+{
+	size_t i;
+
+	r->machine = machine;
 	r->first = m->first;
 	r->last = m->last;
 	r->events = m->events;
+	if (machine >= 0)
+		machine_range(r, m, mg);
 	r->by_process = o->by_process;
 	sort_key = o->sort;
 	if (gather_losses(r, st) || gather_rows(r, o, m, names))
@@ -321,11 +344,12 @@ int report_build(struct report *r, const struct report_opts *o,
 	if (!r->cpus)
 		return -1;
 	for (i = 0; i < m->ncpu; i++) {
-		if (!m->cpu[i].selected)
+		if (!m->cpu[i].selected ||
+		    (machine >= 0 && mg->q[i].machine != machine))
 			continue;
 		r->cpus[r->ncpu_rows++] = (struct cpu_row){
 			mg->q[i].machine, mg->q[i].cpu, &m->cpu[i] };
-		r->multi_machine |= mg->q[i].machine != 0;
+		r->multi_machine |= machine < 0 && mg->q[i].machine != 0;
 		r->total_cpu_ns += m->cpu[i].busy + m->cpu[i].idle;
 	}
 	qsort(r->cpus, r->ncpu_rows, sizeof(*r->cpus), cmp_cpu);
@@ -337,6 +361,9 @@ void report_free(struct report *r)
 {
 	size_t i;
 
+	for (i = 0; i < r->nsections; i++)
+		report_free(&r->sections[i]);
+	free(r->sections);
 	for (i = 0; r->phist && i < r->nphist; i++)
 		hist_release(&r->phist[i]);
 	free(r->rows);

@@ -29,6 +29,8 @@ struct report_opts {
 
 /* Off-CPU time by the kernel function the sleeps blocked in. */
 #define ROW_BLOCKED_TOP 3
+/* Wakers shown per waiting thread, the most frequent (of WAKER_SLOTS). */
+#define WAKERS_SHOWN 4
 struct blocked_row {
 	uint32_t fn;              /* name id */
 	const char *name;
@@ -50,9 +52,9 @@ struct row {
 
 struct waker_row {
 	const struct row *of;     /* the waiting thread */
-	int32_t tid[WAKER_SLOTS];
-	const char *name[WAKER_SLOTS];
-	uint32_t count[WAKER_SLOTS];
+	int32_t tid[WAKERS_SHOWN];
+	const char *name[WAKERS_SHOWN];
+	uint32_t count[WAKERS_SHOWN];
 	size_t n;
 };
 
@@ -68,7 +70,11 @@ struct report {
 	int64_t first, last;      /* event times, trace clock */
 	uint64_t events;
 	size_t ncpus;
-	bool multi_machine;
+	bool multi_machine;       /* rows of several machines */
+	int64_t machine;          /* a section's machine, -1: every one */
+	struct report *sections;  /* a trace of several machines: one
+				   * report per machine, by id */
+	size_t nsections;
 	struct row *rows;         /* shown, sorted, cut */
 	size_t nrows, total_rows;
 	uint64_t total_cpu_ns;    /* of every thread, for shares */
@@ -86,11 +92,14 @@ struct report {
 	size_t nphist;
 };
 
-/* Builds the rows; the model, names and stats stay owned by the caller
- * and must outlive r. Returns 0 or -1 (out of memory). */
+/* Builds the rows of machine `machine`'s threads and CPUs (its events
+ * and time range from its CPUs), or of every machine (-1); the model,
+ * names and stats stay owned by the caller and must outlive r. Returns 0
+ * or -1 (out of memory). */
 int report_build(struct report *r, const struct report_opts *o,
 		 const struct model *m, const struct names *names,
-		 const struct merge *mg, const struct stat_table *st);
+		 const struct merge *mg, const struct stat_table *st,
+		 int64_t machine);
 void report_free(struct report *r);
 
 int report_print_text(const struct report *r);

@@ -20,20 +20,29 @@ static const char *dur(uint64_t ns, char buf[16])
 	return buf;
 }
 
-static void header(const struct report *r)
+/* ": N CPUs, N events, from s to s (span)" and the line's end. */
+static void span(const struct report *r)
 {
 	char a[16];
-	size_t i;
 
-	printf("Trace %s", r->file);
-	if (r->machine_name && r->machine_name[0])
-		printf(", machine %s", r->machine_name);
 	printf(": %zu CPUs, %" PRIu64 " events", r->ncpus, r->events);
 	if (r->events)
 		printf(", %.9f s to %.9f s (%s)", (double)r->first / 1e9,
 		       (double)r->last / 1e9,
 		       dur((uint64_t)(r->last - r->first), a));
 	printf("\n");
+}
+
+static void header(const struct report *r)
+{
+	size_t i;
+
+	printf("Trace %s", r->file);
+	if (r->nsections)
+		printf(", %zu machines", r->nsections);
+	else if (r->machine_name && r->machine_name[0])
+		printf(", machine %s", r->machine_name);
+	span(r);
 	if (!r->nlosses) {
 		printf("Losses: none recorded.\n");
 		return;
@@ -159,12 +168,30 @@ static void blocked(const struct report *r)
 	}
 }
 
-int report_print_text(const struct report *r)
+/* The tables of one machine, or of the whole trace. */
+static void tables(const struct report *r)
 {
-	header(r);
 	threads(r, r->by_process);
 	blocked(r);
 	cpus(r);
 	wakers(r);
+}
+
+int report_print_text(const struct report *r)
+{
+	size_t i;
+
+	header(r);
+	if (!r->nsections)
+		tables(r);
+	for (i = 0; i < r->nsections; i++) {
+		const struct report *s = &r->sections[i];
+
+		printf("\n== Machine %" PRId64, s->machine);
+		if (s->machine_name && s->machine_name[0])
+			printf(" (%s)", s->machine_name);
+		span(s);
+		tables(s);
+	}
 	return 0;
 }

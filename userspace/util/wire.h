@@ -45,6 +45,41 @@ int wire_next(struct wire_reader *r, struct wire_field *f);
 /* Decodes the varint at p (before end). Returns its size, or 0 when it is
  * cut short or longer than 10 bytes or 64 bits. */
 size_t wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v);
+/* The varint at *p (before end), moving *p past it; false at the end
+ * (also for p == end == NULL) or when malformed. Varints of up to three
+ * bytes (most deltas, pids and indexes of a packed array) are read inline: for
+ * readers that walk packed arrays one value at a time. */
+static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
+				    uint64_t *v)
+{
+	const uint8_t *q = *p;
+	size_t n;
+
+	if (q >= end)
+		return false;
+	if (end - q >= 3) {
+		if (q[0] < 0x80) {
+			*v = q[0];
+			*p = q + 1;
+			return true;
+		}
+		if (q[1] < 0x80) {
+			*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+			*p = q + 2;
+			return true;
+		}
+		if (q[2] < 0x80) {
+			*v = (uint64_t)(q[0] & 0x7f) |
+			     (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+			*p = q + 3;
+			return true;
+		}
+	}
+	n = wire_get_varint(q, end, v);
+	*p = q + n;
+	return n != 0;
+}
+
 /* Encodes v at p (room for WIRE_VARINT_MAX bytes); returns the size.
  * Inline: the recorder's encoder calls it for every field of every event. */
 static inline size_t wire_put_varint(uint8_t *p, uint64_t v)
