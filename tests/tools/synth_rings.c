@@ -303,6 +303,21 @@ static int read_counts(struct synth *s, struct synth_count *tot, uint64_t *bad)
 	return 0;
 }
 
+static long status_kib(const char *file, const char *key)
+{
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+	FILE *f = fopen(file, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtol(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 static int mode_check(struct synth *s, uint32_t rounds)
 {
 	struct synth_count t;
@@ -332,13 +347,16 @@ static int mode_check(struct synth *s, uint32_t rounds)
 		return e;
 	printf("readers=%u rings=%u ring_size=%llu attempted=%llu written=%llu read=%llu "
 	       "dropped=%llu lost_carried=%llu lost_pending=%llu "
-	       "order_errors=%llu rings_unbalanced=%llu\n", s->nreaders, s->n,
+	       "order_errors=%llu rings_unbalanced=%llu budget_kib=%llu "
+	       "pss_kib=%ld\n", s->nreaders, s->n,
 	       (unsigned long long)s->sizes[0], (unsigned long long)t.seq,
 	       (unsigned long long)t.written, (unsigned long long)s->read,
 	       (unsigned long long)t.dropped,
 	       (unsigned long long)s->lost_carried,
 	       (unsigned long long)t.pending,
-	       (unsigned long long)s->order_errors, (unsigned long long)bad);
+	       (unsigned long long)s->order_errors, (unsigned long long)bad,
+	       (unsigned long long)(s->b.memory >> 10),
+	       status_kib("/proc/self/smaps_rollup", "Pss"));
 	return t.seq == s->read + t.dropped && t.written == s->read &&
 	       t.dropped == s->lost_carried + t.pending && !s->order_errors &&
 	       !bad ? 0 : 1;
@@ -460,21 +478,6 @@ static int mode_idle(struct synth *s, uint32_t passes)
 out:
 	ring_buffer__free(rb);
 	return e;
-}
-
-static long status_kib(const char *file, const char *key)
-{
-	char line[256];
-	long v = -1;
-	size_t n = strlen(key);
-	FILE *f = fopen(file, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtol(line + n + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
 }
 
 static int mode_memory(struct synth *s)

@@ -131,13 +131,14 @@ static void lose_slot(struct central *c, const struct slot *s)
 /* Moves the staging chunk of seq into the ring, or loses it. */
 static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 {
-	struct slot *s = &c->slots[c->wr];
-	struct slot fresh = { w->staging, true, false, w->flags, w->nfrags,
-			      seq, w->next_chunk_id++, w->used, 0 };
+	struct slot *s, fresh;
 
 	if (!w->used)
 		return;
+	fresh = (struct slot){ w->staging, true, false, w->flags, w->nfrags,
+			       seq, w->next_chunk_id++, w->used, 0 };
 	pthread_mutex_lock(&c->lock);
+	s = &c->slots[c->wr]; /* under the lock: other writers move it */
 	w->used = 0;
 	w->nfrags = 0;
 	w->flags = w->open_packet ? CHUNK_FIRST_CONTINUES : 0;
