@@ -21,7 +21,8 @@
  *         thread, reading only and reading + encoding (with threads:
  *         encoding, events/s in all and per second of reader CPU time)
  * idle    drain passes over empty rings: ns per pass, ours and libbpf's
- *         ring_buffer__consume over the same rings
+ *         ring_buffer__consume over the same rings, and with the caches
+ *         cold (other work between passes, as in a 50 ms period)
  * memory  rings and buffer of the default budget for N CPUs, every ring
  *         filled and drained until the buffer wrapped: the process's
  *         proportional set size against the budget
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,9 +56,10 @@ struct synth_count {
 
 struct synth;
 
-/* One reader's counts (each reader thread its own). */
+/* One reader's counts (each reader thread its own, on cache lines of its
+ * own: neighbours belong to other readers). */
 struct sreader {
-	struct synth *s;
+	_Alignas(64) struct synth *s;
 	uint32_t id;
 	uint64_t read, lost_carried, order_errors;
 };
@@ -72,7 +73,9 @@ struct synth {
 	struct budget b;
 	uint32_t n;
 	uint64_t *sizes;
-	uint64_t *next;  /* per ring: the sequence number expected next */
+	struct next_seq {
+		_Alignas(64) uint64_t v; /* a line each: rings of other readers */
+	} *next; /* per ring: the sequence number expected next */
 	uint64_t read, lost_carried, order_errors; /* summed at the end */
 	struct bundle_enc **enc;
 	struct central *buf;
@@ -95,9 +98,9 @@ static int on_record(void *ctx, uint32_t ring, const void *rec, size_t len)
 	const struct btr_hdr *h = rec;
 	uint64_t seq = (h->ts - TS_BASE) / 1000;
 
-	if (seq != s->next[ring] + h->lost)
+	if (seq != s->next[ring].v + h->lost)
 		r->order_errors++;
-	s->next[ring] = seq + 1;
+	s->next[ring].v = seq + 1;
 	r->read++;
 	r->lost_carried += h->lost;
 	return __atomic_load_n(&s->encode, __ATOMIC_RELAXED)
@@ -246,7 +249,9 @@ static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 		return -EINVAL;
 	}
 	s->sizes = calloc(s->n, sizeof(*s->sizes));
-	s->next = calloc(s->n, sizeof(*s->next));
+	s->next = aligned_alloc(64, s->n * sizeof(*s->next));
+	if (s->next)
+		memset(s->next, 0, s->n * sizeof(*s->next));
 	s->enc = calloc(s->n, sizeof(*s->enc));
 	s->buf = central_new(s->b.buffer, 32 * 1024, FILL_RING);
 	if (!s->sizes || !s->next || !s->enc || !s->buf)
@@ -265,7 +270,9 @@ static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 		fprintf(stderr, "synth_rings: cannot load the synthetic program\n");
 		return -EINVAL;
 	}
-	s->rd = calloc(s->nreaders, sizeof(*s->rd));
+	s->rd = aligned_alloc(64, s->nreaders * sizeof(*s->rd));
+	if (s->rd)
+		memset(s->rd, 0, s->nreaders * sizeof(*s->rd));
 	if (!s->rd)
 		return -ENOMEM;
 	for (i = 0; i < s->nreaders; i++) {
@@ -297,7 +304,7 @@ static int read_counts(struct synth *s, struct synth_count *tot, uint64_t *bad)
 		tot->dropped += c.dropped;
 		tot->pending += c.pending;
 		/* per ring: what was read, and the losses after it */
-		if (s->next[i] + c.pending != c.seq)
+		if (s->next[i].v + c.pending != c.seq)
 			(*bad)++;
 	}
 	return 0;
@@ -373,16 +380,6 @@ static int fill_all(struct synth *s)
 	return 0;
 }
 
-/* CPU time of the process (its reader threads'; this one waits). */
-static double cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
-}
-
 static int mode_rate(struct synth *s, uint32_t rounds)
 {
 	double t_read = 0, t_enc = 0, cpu_enc = 0;
@@ -398,13 +395,13 @@ static int mode_rate(struct synth *s, uint32_t rounds)
 		if ((e = fill_all(s)))
 			return e;
 		before = s->read;
-		c0 = cpu_ns();
+		c0 = (double)readers_cpu_ns(s->readers);
 		t0 = now_ns();
 		if ((e = drain(s)) < 0)
 			return e;
 		if (enc) {
 			t_enc += now_ns() - t0;
-			cpu_enc += cpu_ns() - c0;
+			cpu_enc += (double)readers_cpu_ns(s->readers) - c0;
 			n_enc += s->read - before;
 		} else {
 			t_read += now_ns() - t0;
@@ -433,11 +430,39 @@ static int count_cb(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* An idle pass as a 50 ms drain period finds the caches: after other
+ * work went through them (32 MiB written between passes). The median of
+ * 31 passes with the encoders' flush. */
+static double idle_cold(struct synth *s)
+{
+	size_t big = 32u << 20;
+	uint8_t *junk = malloc(big);
+	double t[31], x;
+	int i, j;
+
+	if (!junk)
+		return -1;
+	for (i = 0; i < 31; i++) {
+		memset(junk, i, big);
+		x = now_ns();
+		drain(s);
+		t[i] = now_ns() - x;
+	}
+	free(junk);
+	for (i = 1; i < 31; i++) /* insertion sort: 31 values */
+		for (j = i; j > 0 && t[j] < t[j - 1]; j--) {
+			x = t[j];
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+	return t[15];
+}
+
 static int mode_idle(struct synth *s, uint32_t passes)
 {
 	struct ring_buffer *rb = NULL;
 	uint64_t dummy = 0;
-	double t0, t, ours, lib, enc;
+	double t0, t, ours, lib, enc, cold;
 	uint32_t i, k;
 	int e = 0;
 
@@ -473,8 +498,10 @@ static int mode_idle(struct synth *s, uint32_t passes)
 		t = (now_ns() - t0) / (passes / 5);
 		lib = t < lib ? t : lib;
 	}
+	cold = idle_cold(s);
 	printf("rings=%u idle_pass_ns=%.0f idle_pass_with_encoders_ns=%.0f "
-	       "idle_pass_libbpf_ns=%.0f\n", s->n, ours, enc, lib);
+	       "idle_pass_libbpf_ns=%.0f idle_pass_cold_ns=%.0f\n", s->n, ours,
+	       enc, lib, cold);
 out:
 	ring_buffer__free(rb);
 	return e;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 struct reader {
@@ -137,12 +138,31 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* Contiguous ranges of rings, each reader's with about the same bytes of
+ * ring (an offline CPU's ring is one page: the online CPUs are shared out
+ * evenly) and at least one ring: owner[i] is the reader of ring i. */
+static void shard(const struct rings *rs, uint32_t n, uint32_t *owner)
+{
+	uint32_t nr = rings_count(rs), i, k = 0;
+	uint64_t total = 0, cum = 0;
+
+	for (i = 0; i < nr; i++)
+		total += rings_size(rs, i);
+	for (i = 0; i < nr; i++) {
+		owner[i] = k;
+		cum += rings_size(rs, i);
+		if (k + 1 < n && (cum * n >= (k + 1) * total ||
+				  nr - i - 1 == n - 1 - k))
+			k++;
+	}
+}
+
 struct readers *readers_new(struct rings *rs, uint32_t n,
 			    const struct readers_ops *ops, void *const *ctx,
 			    char *err, size_t errlen)
 {
 	struct readers *rd = calloc(1, sizeof(*rd));
-	uint32_t nr = rings_count(rs), i, k;
+	uint32_t nr = rings_count(rs), i, k, *owner;
 
 	if (!rd || !n || n > nr || !(rd->r = calloc(n, sizeof(*rd->r)))) {
 		snprintf(err, errlen, !rd || (n && n <= nr) ? "out of memory"
@@ -161,14 +181,18 @@ struct readers *readers_new(struct rings *rs, uint32_t n,
 		rd->r[k].rd = rd;
 		rd->r[k].ctx = ctx[k];
 	}
-	for (k = 0; k < n && rd->main_fd >= 0; k++) {
+	owner = calloc(nr, sizeof(*owner));
+	if (owner)
+		shard(rs, n, owner);
+	for (k = 0; k < n && rd->main_fd >= 0 && owner; k++) {
 		struct reader *t = &rd->r[k];
 
-		t->rings = calloc(nr / n + 1, sizeof(*t->rings));
+		t->rings = calloc(nr, sizeof(*t->rings));
 		if (!t->rings)
 			break;
-		for (i = k; i < nr; i += n)
-			t->rings[t->nrings++] = i;
+		for (i = 0; i < nr; i++)
+			if (owner[i] == k)
+				t->rings[t->nrings++] = i;
 		t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (t->wake_fd < 0)
 			break;
@@ -178,6 +202,7 @@ struct readers *readers_new(struct rings *rs, uint32_t n,
 			break;
 		}
 	}
+	free(owner);
 	if (k < n) {
 		snprintf(err, errlen, "reader %u: %s", k, strerror(errno));
 		readers_free(rd);
@@ -196,6 +221,30 @@ const uint32_t *readers_rings(const struct readers *rd, uint32_t k,
 {
 	*n = k < rd->n ? rd->r[k].nrings : 0;
 	return k < rd->n ? rd->r[k].rings : NULL;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t readers_cpu_ns(const struct readers *rd)
+{
+	uint64_t n = 0;
+	clockid_t id;
+	uint32_t k;
+
+	if (!rd->threaded)
+		return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (k = 0; k < rd->n; k++)
+		if (rd->r[k].started &&
+		    !pthread_getcpuclockid(rd->r[k].th, &id))
+			n += clock_ns(id);
+	return n;
 }
 
 bool readers_threaded(const struct readers *rd)

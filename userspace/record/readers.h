@@ -1,6 +1,8 @@
-/* Reader threads: the rings (record/rings.h) sharded across N readers, the
- * ring of CPU c to reader c mod N, so each ring has exactly one reader and
- * its records keep their order. With N = 1 there is no thread: the caller
+/* Reader threads: the rings (record/rings.h) sharded across N readers in
+ * contiguous ranges of CPU ids with about the same number of online CPUs
+ * each (by ring bytes: an offline CPU's ring is one page), so each ring
+ * has exactly one reader and its records keep their order, and per-CPU
+ * neighbours mostly share a reader (no cache line bounces between them). With N = 1 there is no thread: the caller
  * is the reader (readers_poll). With N > 1 each reader thread waits on an
  * epoll set of its own rings, drains them into its own context (its CPUs'
  * encoders write their own packet sequences), then calls pass_done; the
@@ -65,6 +67,9 @@ int readers_error(struct readers *rd);
  * Returns the first reader error. The caller is the only reader after. */
 int readers_stop(struct readers *rd);
 bool readers_threaded(const struct readers *rd);
+/* CPU time the reader threads used so far (without threads: the calling
+ * thread's), in ns. */
+uint64_t readers_cpu_ns(const struct readers *rd);
 void readers_free(struct readers *rd);
 
 #endif

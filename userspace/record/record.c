@@ -62,9 +62,10 @@ static void on_signal(int sig)
 
 struct recorder;
 
-/* One reader's own state: the tids its records named in this pass. */
+/* One reader's own state: the tids its records named in this pass (on
+ * cache lines of its own). */
 struct reader_ctx {
-	struct recorder *r;
+	_Alignas(64) struct recorder *r;
 	uint32_t id;
 	struct tid_batch tids;
 };
@@ -461,9 +462,10 @@ static int setup(struct recorder *r)
 						     r->plan.nslots);
 	if (r->nreaders > r->plan.nslots)
 		r->nreaders = r->plan.nslots;
-	r->rctx = calloc(r->nreaders, sizeof(*r->rctx));
+	r->rctx = aligned_alloc(64, r->nreaders * sizeof(*r->rctx));
 	if (!r->rctx)
 		return -ENOMEM;
+	memset(r->rctx, 0, r->nreaders * sizeof(*r->rctx));
 	for (k = 0; k < r->nreaders; k++) {
 		r->rctx[k].r = r;
 		r->rctx[k].id = k;
@@ -519,6 +521,12 @@ static int setup(struct recorder *r)
 	if (!r->readers) {
 		log_error("%s", err);
 		return -EINVAL;
+	}
+	for (k = 0; r->nreaders > 1 && k < r->nreaders; k++) {
+		uint32_t n;
+		const uint32_t *cpus = readers_rings(r->readers, k, &n);
+
+		log_debug("reader %u: CPU ids %u-%u", k, cpus[0], cpus[n - 1]);
 	}
 	log_debug("%u CPU ids, a %llu-byte ring each online one, %s; %u "
 		  "reader%s", r->ncpus,

@@ -234,6 +234,11 @@ uint32_t rings_count(const struct rings *rs)
 	return rs->n;
 }
 
+uint64_t rings_size(const struct rings *rs, uint32_t i)
+{
+	return i < rs->n ? rs->r[i].mask + 1 : 0;
+}
+
 int rings_fd(const struct rings *rs, uint32_t i)
 {
 	return i < rs->n ? rs->r[i].fd : -1;

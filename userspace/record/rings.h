@@ -44,6 +44,8 @@ int rings_drain_list(struct rings *r, const uint32_t *idx, uint32_t n,
 int rings_epoll_new(const struct rings *r, const uint32_t *idx, uint32_t n,
 		    int extra_fd);
 uint32_t rings_count(const struct rings *r);
+/* The data bytes of ring i. */
+uint64_t rings_size(const struct rings *r, uint32_t i);
 int rings_fd(const struct rings *r, uint32_t i);
 void rings_free(struct rings *r);
 
