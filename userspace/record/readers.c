@@ -108,19 +108,20 @@ static void *reader_main(void *arg)
 	struct readers *rd = t->rd;
 	uint64_t done = 0;
 
-	for (;;) {
-		bool stop = __atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE);
+	/* At a stop the thread ends at once, its pass finished: the caller
+	 * drains what is left and commits every chunk once it joined. */
+	while (!__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t want;
 		int e;
 
-		if (!stop)
-			reader_wait(t, rd->drain_ms);
-		stop = __atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE);
+		reader_wait(t, rd->drain_ms);
+		if (__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE))
+			break;
 		want = __atomic_load_n(&rd->sync_gen, __ATOMIC_ACQUIRE);
 		e = reader_pass(t);
 		if (e)
 			keep_error(rd, e);
-		if (want != done || stop || e) {
+		if (want != done || e) {
 			rd->ops.commit(t->ctx);
 			done = want;
 			pthread_mutex_lock(&rd->lock);
@@ -128,7 +129,7 @@ static void *reader_main(void *arg)
 			pthread_cond_broadcast(&rd->cond);
 			pthread_mutex_unlock(&rd->lock);
 		}
-		if (stop || e)
+		if (e)
 			break;
 	}
 	pthread_mutex_lock(&rd->lock);

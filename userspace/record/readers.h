@@ -63,8 +63,10 @@ void readers_notify_main(struct readers *rd);
 int readers_sync(struct readers *rd);
 /* The first error a reader thread met (it stops then), or 0. */
 int readers_error(struct readers *rd);
-/* Stops and joins the threads after a last drain, pass and commit each.
- * Returns the first reader error. The caller is the only reader after. */
+/* Stops and joins the threads (each ends after the pass it is in). Returns
+ * the first reader error. The caller is the only reader after: it drains
+ * what is left and commits the readers' chunks (their encoders and
+ * contexts are its own again). */
 int readers_stop(struct readers *rd);
 bool readers_threaded(const struct readers *rd);
 /* CPU time the reader threads used so far (without threads: the calling
