@@ -104,3 +104,22 @@ check_readers() {
 	run "$TOOLS/synth_rings" check -n 0
 	[ "$status" -eq 64 ]
 }
+
+@test "record --readers: 0 and non-numbers are usage errors; more than the CPU ids is one per CPU id" {
+	need_root
+	local bad
+	for bad in 0 x 2x 4097; do
+		run "$BTR" --readers "$bad" -d 1 -o "$TMP/t.pb"
+		[ "$status" -eq 64 ]
+		[[ "$output" == *"reader count"* ]]
+	done
+	run "$BTR" -v --readers 64 -d 0.3 -o "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	local n # CPU ids: the highest possible one + 1
+	n=$(($(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1))
+	if [ "$n" -gt 1 ]; then
+		[[ "$output" == *"; $n reader threads"* ]]
+	else
+		[[ "$output" == *"; 1 reader"* ]]
+	fi
+}
