@@ -264,7 +264,6 @@ static void count_records(struct recorder *r)
 {
 	const struct bundle_enc_stats *st;
 	uint32_t cpu, t;
-
 	uint64_t stacks;
 
 	memset(r->counts.by_type, 0, sizeof(r->counts.by_type));
