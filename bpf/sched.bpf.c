@@ -11,25 +11,13 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "record.h"
+#include "rings.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by userspace between open and load. */
 const volatile __u64 wakeup_bytes = 1 << 21; /* force a wakeup past this fill */
 
-/* One ring buffer per possible CPU; userspace sizes the outer array and
- * creates the inner rings. */
-struct ring {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096); /* template only: real sizes set at run time */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct ring);
-} rings SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

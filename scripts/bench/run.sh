@@ -17,10 +17,11 @@
 #      scripts/bench-sync.sh when it exists;
 #   7. report: events/s and peak RSS of `report` on a generated 1 GB trace.
 #   8. manycore: N simulated CPUs (synth_rings: a test BPF program fills N
-#      rings through BPF_PROG_TEST_RUN, the recorder's reader drains them):
-#      drain rate of one reader thread on full rings, cost of an idle drain
-#      pass over 8, 64 and 256 rings, memory at the default budget for 2,
-#      64 and 256 CPUs.
+#      rings through BPF_PROG_TEST_RUN, the recorder's readers drain them):
+#      drain rate on 64 full rings with 1, 2 and 4 reader threads (events/s
+#      in all, and per second of reader CPU time: per reader thread), cost
+#      of an idle drain pass over 8, 64 and 256 rings, memory at the
+#      default budget for 2, 64 and 256 CPUs.
 #
 # Environment: ROUNDS (default 5, QUICK 2), QUICK=1 (small loads, a smoke
 # run), RESULTS (default $OUT/bench-results.json), OUT (default build),
@@ -472,8 +473,8 @@ kv_json() {
 
 phase_manycore() {
 	local n rate idle mem
-	log "8. manycore: reader drain rate, idle pass, memory at the default budget (simulated CPUs)"
-	rate=$("$TOOLS/synth_rings" rate -n 8 -r 4194304 -k 20 | kv_json) ||
+	log "8. manycore: drain rate with 1, 2, 4 readers, idle pass, memory at the default budget (simulated CPUs)"
+	rate=$(for n in 1 2 4; do "$TOOLS/synth_rings" rate -n 64 -r 1048576 -k 20 -t "$n" | kv_json; done | jq -sc .) ||
 		die "synth_rings rate failed"
 	idle=$(for n in 8 64 256; do "$TOOLS/synth_rings" idle -n "$n" -k 50000 | kv_json; done | jq -sc .) ||
 		die "synth_rings idle failed"

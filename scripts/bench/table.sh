@@ -76,11 +76,13 @@ if has .drops.steps; then
 fi
 
 if has .manycore; then
-	section "8. Many cores, simulated (synth_rings: N rings filled by BPF_PROG_TEST_RUN, drained by the reader)"
-	jq -r '.manycore.drain | ["one reader, full rings", "events/s read", "events/s read+encoded", "ns/event read+encoded"],
-		["\(.rings) rings of \(.ring_size) B", .read_events_per_s, .encode_events_per_s, .encode_ns_per_event] | map(tostring) | @tsv' "$F" | columns
-	jq -r '["idle drain pass", "ns (ours)", "ns (+ encoder flush)", "ns (libbpf consume)"],
-		(.manycore.idle[] | ["\(.rings) rings", .idle_pass_ns, .idle_pass_with_encoders_ns, .idle_pass_libbpf_ns] | map(tostring)) | @tsv' "$F" | columns
+	section "8. Many cores, simulated (synth_rings: N rings filled by BPF_PROG_TEST_RUN, drained by the readers)"
+	jq -r '["full rings", "events/s read", "events/s read+encoded", "per reader CPU-s read+encoded", "ns/event read+encoded"],
+		(.manycore.drain | if type == "array" then .[] else . end
+		 | ["\(.readers // 1) reader(s), \(.rings) rings of \(.ring_size) B", .read_events_per_s, .encode_events_per_s,
+		    (.encode_events_per_reader_cpu_s // "-"), .encode_ns_per_event] | map(tostring)) | @tsv' "$F" | columns
+	jq -r '["idle drain pass", "ns (ours)", "ns (+ encoder flush)", "ns (libbpf consume)", "ns (+ flush, caches cold)"],
+		(.manycore.idle[] | ["\(.rings) rings", .idle_pass_ns, .idle_pass_with_encoders_ns, .idle_pass_libbpf_ns, (.idle_pass_cold_ns // "-")] | map(tostring)) | @tsv' "$F" | columns
 	jq -r '["default budget", "budget KiB", "planned KiB", "buffer KiB", "ring KiB", "Pss KiB", "Rss KiB"],
 		(.manycore.memory[] | ["\(.cpus) CPUs", .budget_kib, .planned_kib, .buffer_kib, .ring_kib, .pss_kib, .rss_kib] | map(tostring)) | @tsv' "$F" | columns
 fi

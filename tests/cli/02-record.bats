@@ -31,8 +31,8 @@ switch_outs_between() {
 		for (i = 4; i <= NF; i++) if ($i == f) { n++; break } } END { print n + 0 }' "$TMP/dump.txt"
 }
 
-@test "record a ping-pong workload: switch-outs match getrusage" {
-	record_pingpong
+# The trace's switch-outs of both ping-pong processes against getrusage.
+check_switch_outs() {
 	local p c
 	# getrusage counts between its two calls; the trace between the
 	# BOOTTIME stamps read just outside them (a switch can fall between
@@ -48,8 +48,8 @@ switch_outs_between() {
 	[ "$CHILD_CSW" -ge 1000 ]
 }
 
-@test "record a ping-pong workload: names, wakeups, fork" {
-	record_pingpong
+# Names, wakeups and the process structure of the ping-pong.
+check_names_wakeups_fork() {
 	# both processes named, in switches and in the rename events
 	[ "$(count_events sched_switch "next_comm=pingpong-parent")" -gt 100 ]
 	[ "$(count_events sched_switch "next_comm=pingpong-child")" -gt 100 ]
@@ -65,13 +65,35 @@ switch_outs_between() {
 	[ "$(count_events sched_process_exec "pid=$PARENT")" -eq 1 ]
 }
 
-@test "timestamps never go backwards on a CPU" {
-	record_pingpong
+check_cpu_order() {
 	awk '$2 ~ /^[0-9]+$/ && $1 ~ /^[0-9]+$/ {
 		if ($1 + 0 < last[$2]) { print "cpu " $2 ": " $1 " after " last[$2]; bad = 1 }
 		last[$2] = $1 + 0
 	} END { exit bad }' "$TMP/dump.txt"
 	[ "$(awk '$2 ~ /^[0-9]+$/' "$TMP/dump.txt" | wc -l)" -gt 4000 ]
+}
+
+@test "record a ping-pong workload: switch-outs match getrusage" {
+	record_pingpong
+	check_switch_outs
+}
+
+@test "record a ping-pong workload: names, wakeups, fork" {
+	record_pingpong
+	check_names_wakeups_fork
+}
+
+@test "timestamps never go backwards on a CPU" {
+	record_pingpong
+	check_cpu_order
+}
+
+@test "two reader threads: switch-outs match getrusage, names, wakeups, fork, order per CPU" {
+	record_pingpong --readers 2 -v
+	grep -q "; 2 reader threads" "$TMP/rec.err"
+	check_switch_outs
+	check_names_wakeups_fork
+	check_cpu_order
 }
 
 @test "clock snapshots relate BOOTTIME to REALTIME within 1 ms of the wall clock" {

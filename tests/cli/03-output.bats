@@ -94,14 +94,27 @@ load helpers
 	[ ! -e "$TMP/t.pb" ]
 }
 
-@test "-d stops after the duration" {
+# -d 1s; extra recorder options in $@.
+check_duration() {
 	need_root
 	local t0 t1
 	t0=$(date +%s%N)
-	"$BTR" -q -d 1s -o "$TMP/t.pb"
+	"$BTR" -q -d 1s "$@" -o "$TMP/t.pb"
 	t1=$(date +%s%N)
 	[ $(( (t1 - t0) / 1000000 )) -ge 1000 ]
 	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]
+}
+
+@test "-d stops after the duration" {
+	check_duration
+}
+
+@test "-d with two reader threads: stops after the duration, complete trace" {
+	check_duration --readers 2
+	protoc_decode "$TMP/t.pb"
+	grep -q "final_flush_outcome" "$TMP/decoded.txt"
+	dump_trace "$TMP/t.pb"
+	grep -q " sched_switch " "$TMP/dump.txt"
 }
 
 # CapEff of the recorder while it records (after the start-up).

@@ -4,10 +4,11 @@
 
 load helpers
 
-@test "conservation: records + BPF drops = program runs, per CPU, with tiny rings" {
+# Conservation per CPU; extra recorder options in $@.
+check_conservation() {
 	need_root
 	# The reader is stopped while a load runs: its 4K rings overflow.
-	"$BTR" -v --ringbuf-size 4K -o "$TMP/t.pb" 2>"$TMP/err" &
+	"$BTR" -v --ringbuf-size 4K "$@" -o "$TMP/t.pb" 2>"$TMP/err" &
 	local pid=$!
 	wait_recording "$pid"
 	kill -STOP "$pid"
@@ -37,6 +38,15 @@ load helpers
 	[[ "$output" == *ftrace_cpu_has_data_loss* ]]
 }
 
+@test "conservation: records + BPF drops = program runs, per CPU, with tiny rings" {
+	check_conservation
+}
+
+@test "conservation with two reader threads" {
+	check_conservation --readers 2
+	grep -q "; 2 reader threads" "$TMP/err"
+}
+
 @test "ring policy: a tiny buffer keeps the newest events, all decodable" {
 	record_cmd -q -b 256K -- sh -c "perf bench sched pipe -l 30000 >/dev/null; exec $TOOLS/pingpong 300"
 	[ "$(stat_value "$TMP/trace.pb" traced_buf_chunks_overwritten)" -gt 0 ]
@@ -64,9 +74,10 @@ load helpers
 	! grep -q "sched_process_exit .*comm=perf" "$TMP/dump.txt" || false
 }
 
-@test "streaming: a recording five times the buffer keeps every event" {
+# Streaming keeps every event; extra recorder options in $@.
+check_streaming() {
 	need_root
-	"$BTR" -v -b 1M --stream --file-write-period 200ms -o "$TMP/t.pb" -- \
+	"$BTR" -v -b 1M --stream --file-write-period 200ms "$@" -o "$TMP/t.pb" -- \
 		perf bench sched pipe -l 240000 >/dev/null 2>"$TMP/err"
 	local size read_total
 	size=$(stat -c %s "$TMP/t.pb")
@@ -80,6 +91,15 @@ load helpers
 	[ "$(count_sched_events)" -eq "$read_total" ]
 	run "$BTR" stats --fail-on-loss "$TMP/t.pb"
 	[ "$status" -eq 0 ]
+}
+
+@test "streaming: a recording five times the buffer keeps every event" {
+	check_streaming
+}
+
+@test "streaming with two reader threads keeps every event" {
+	check_streaming --readers 2
+	grep -q "; 2 reader threads" "$TMP/err"
 }
 
 @test "streaming: SIGKILL mid-recording leaves a decodable file" {
@@ -99,9 +119,10 @@ load helpers
 	[ "$(grep -c ' sched_switch ' <<<"$output")" -gt 1000 ]
 }
 
-@test "SIGUSR1 writes a snapshot while recording goes on" {
+# Flight-recorder snapshots; extra recorder options in $@.
+check_snapshots() {
 	need_root
-	"$BTR" -q -o "$TMP/t.pb" 2>"$TMP/err" &
+	"$BTR" -q "$@" -o "$TMP/t.pb" 2>"$TMP/err" &
 	local pid=$!
 	wait_recording "$pid"
 	kill -USR1 "$pid"
@@ -122,12 +143,24 @@ load helpers
 	[ "$(stat -c %a "$TMP/t.1.pb")" = 600 ]
 }
 
-@test "a full file system: clear error, non-zero exit, what was written decodes" {
+@test "SIGUSR1 writes a snapshot while recording goes on" {
+	check_snapshots
+}
+
+@test "SIGUSR1 snapshots with two reader threads" {
+	check_snapshots --readers 2
+	# the snapshot has the scheduler events the readers had read
+	dump_trace "$TMP/t.1.pb"
+	grep -q " sched_switch " "$TMP/dump.txt"
+}
+
+# A streaming write fails; extra recorder options in $@.
+check_full_fs() {
 	need_root
 	mkdir "$TMP/small"
 	mount -t tmpfs -o size=256k tmpfs "$TMP/small"
 	local rc=0 dump_rc=0
-	"$BTR" -q --stream --file-write-period 100ms -o "$TMP/small/t.pb" -- \
+	"$BTR" -q --stream --file-write-period 100ms "$@" -o "$TMP/small/t.pb" -- \
 		perf bench sched pipe -l 100000 >/dev/null 2>"$TMP/err" || rc=$?
 	"$BTR" dump "$TMP/small/t.pb" >"$TMP/dump.txt" 2>&1 || dump_rc=$?
 	cp "$TMP/small/t.pb" "$TMP/copy.pb"
@@ -138,6 +171,14 @@ load helpers
 	[ "$dump_rc" -eq 0 ]
 	[ "$(grep -c ' sched_switch ' "$TMP/dump.txt")" -gt 100 ]
 	protoc_decode "$TMP/copy.pb" 
+}
+
+@test "a full file system: clear error, non-zero exit, what was written decodes" {
+	check_full_fs
+}
+
+@test "a full file system with two reader threads: the same error and exit" {
+	check_full_fs --readers 2
 }
 
 @test "a full file system at the final write (no --stream): exit 1, the file named, whole packets kept" {
@@ -215,9 +256,10 @@ load helpers
 	protoc_decode "$TMP/t.pb"
 }
 
-@test "a second SIGINT exits promptly with a decodable file" {
+# Two SIGINTs in a row; extra recorder options in $@.
+check_second_sigint() {
 	need_root
-	"$BTR" -b 256M -o "$TMP/t.pb" 2>"$TMP/err" -- \
+	"$BTR" -b 256M "$@" -o "$TMP/t.pb" 2>"$TMP/err" -- \
 		sh -c 'echo $$ >"$0"; exec perf bench sched pipe -T -l 3000000' \
 		"$TMP/wl.pid" >/dev/null &
 	local pid=$! rc=0 t0 t1
@@ -239,6 +281,14 @@ load helpers
 	fi
 	run "$BTR" dump "$TMP/t.pb"
 	[ "$status" -eq 0 ] || fail "dump: $(tail -n 3 <<<"$output")"
+}
+
+@test "a second SIGINT exits promptly with a decodable file" {
+	check_second_sigint
+}
+
+@test "a second SIGINT with two reader threads: prompt, decodable" {
+	check_second_sigint --readers 2
 }
 
 @test "the status line on a terminal counts drops while recording" {

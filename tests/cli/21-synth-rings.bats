@@ -2,8 +2,9 @@
 # A simulated many-core host: synth_rings creates N BPF rings (as many as
 # N online CPUs would get, sized by the memory budget), a test-only BPF
 # program (tests/synth/synth.bpf.c) run with BPF_PROG_TEST_RUN writes
-# synthetic switch records into chosen rings, and the recorder's reader
-# (record/rings.c) drains them into its encoders and central buffer.
+# synthetic switch records into chosen rings, and the recorder's readers
+# (record/rings.c, record/readers.c: one, or several threads) drain them
+# into its encoders and central buffer.
 
 load helpers
 
@@ -19,9 +20,12 @@ kv() {
 	tr ' ' '\n' <<<"$output" | sed -n "s/^$1=//p"
 }
 
-@test "256 rings: every record read once, in order per ring, written = read + dropped" {
-	synth check -n 256 -k 30
-	[ "$(kv rings)" = 256 ]
+# Every record once, in order per ring, conservation exact, with $1
+# readers (more than one: threads that drain every millisecond while the
+# records are written), and the process within the budget of 256 CPUs.
+check_readers() {
+	synth check -n 256 -k 30 -t "$1"
+	[ "$(kv readers)" = "$1" ]
 	[ "$(kv ring_size)" = 262144 ] # the budget's floor at 256 CPUs
 	[ "$(kv order_errors)" = 0 ]
 	[ "$(kv rings_unbalanced)" = 0 ]
@@ -29,9 +33,38 @@ kv() {
 	att=$(kv attempted) read=$(kv read) drop=$(kv dropped)
 	[ "$read" -gt 100000 ]
 	[ "$drop" -gt 0 ] # some rings overflowed: their losses are counted
+	[ "$(kv written)" -eq "$read" ]
 	[ $((read + drop)) -eq "$att" ]
 	# every drop is accounted: carried by a later record, or still pending
 	[ $(($(kv lost_carried) + $(kv lost_pending))) -eq "$drop" ]
+	# ASan's shadow memory is no part of the budget
+	grep -qa __asan_init "$TOOLS/synth_rings" ||
+		[ "$(kv pss_kib)" -le "$(kv budget_kib)" ]
+}
+
+@test "256 rings, 1 reader: every record once, in order, conserved, within the budget" {
+	check_readers 1
+}
+
+@test "256 rings, 2 reader threads: every record once, in order, conserved, within the budget" {
+	check_readers 2
+}
+
+@test "256 rings, 4 reader threads: every record once, in order, conserved, within the budget" {
+	check_readers 4
+}
+
+@test "full rings drained by 2 reader threads: every record once, in order" {
+	synth rate -n 64 -r 262144 -k 4 -t 2
+	[ "$(kv readers)" = 2 ]
+	[ "$(kv order_errors)" = 0 ]
+	[ "$(kv events)" -gt 100000 ]
+}
+
+@test "synth_rings: more readers than rings is a usage error" {
+	need_root
+	run "$TOOLS/synth_rings" check -n 2 -t 3
+	[ "$status" -eq 64 ]
 }
 
 @test "tiny rings and many overflows: conservation still exact" {
@@ -70,4 +103,23 @@ kv() {
 	need_root
 	run "$TOOLS/synth_rings" check -n 0
 	[ "$status" -eq 64 ]
+}
+
+@test "record --readers: 0 and non-numbers are usage errors; more than the CPU ids is one per CPU id" {
+	need_root
+	local bad
+	for bad in 0 x 2x 4097; do
+		run "$BTR" --readers "$bad" -d 1 -o "$TMP/t.pb"
+		[ "$status" -eq 64 ]
+		[[ "$output" == *"reader count"* ]]
+	done
+	run "$BTR" -v --readers 64 -d 0.3 -o "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	local n # CPU ids: the highest possible one + 1
+	n=$(($(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1))
+	if [ "$n" -gt 1 ]; then
+		[[ "$output" == *"; $n reader threads"* ]]
+	else
+		[[ "$output" == *"; 1 reader"* ]]
+	fi
 }

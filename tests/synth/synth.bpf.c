@@ -11,22 +11,11 @@
 #include <bpf/bpf_tracing.h>
 
 #include "record.h"
+#include "rings.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #define SYNTH_RINGS_MAX 8192
-
-struct ring {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096); /* template only: sizes set at run time */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct ring);
-} rings SEC(".maps");
 
 struct synth_count {
 	__u64 seq;     /* next sequence number */

@@ -6,20 +6,30 @@
  * root.
  *
  *   synth_rings MODE -n RINGS [-r RING_SIZE] [-k ROUNDS] [-m MEMORY]
+ *               [-t READERS]
+ *
+ * With -t N (N > 1) the rings are drained by N reader threads
+ * (record/readers.c, the recorder's), ring i by reader i mod N, each
+ * encoding into its own sequences of the one central buffer, while this
+ * thread writes records and syncs with them.
  *
  * check   random amounts into random rings, some past full, drained now
- *         and then; verifies every record read once, in order per ring,
- *         and written = read + dropped exactly, per ring (exit 1 if not)
+ *         and then (with threads: drained all along as well); verifies
+ *         every record read once, in order per ring, and written = read +
+ *         dropped exactly, per ring (exit 1 if not)
  * rate    every ring filled full, then drained: events/s of one reader
- *         thread, reading only and reading + encoding
+ *         thread, reading only and reading + encoding (with threads:
+ *         encoding, events/s in all and per second of reader CPU time)
  * idle    drain passes over empty rings: ns per pass, ours and libbpf's
- *         ring_buffer__consume over the same rings
+ *         ring_buffer__consume over the same rings, and with the caches
+ *         cold (other work between passes, as in a 50 ms period)
  * memory  rings and buffer of the default budget for N CPUs, every ring
  *         filled and drained until the buffer wrapped: the process's
  *         proportional set size against the budget
  *
  * Output: one line of key=value pairs. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +42,7 @@
 #include "buffer/central.h"
 #include "encode/bundle.h"
 #include "record/budget.h"
+#include "record/readers.h"
 #include "record/rings.h"
 #include "synth.skel.h"
 
@@ -43,17 +54,33 @@ struct synth_count {
 	uint64_t seq, written, dropped, pending;
 };
 
+struct synth;
+
+/* One reader's counts (each reader thread its own, on cache lines of its
+ * own: neighbours belong to other readers). */
+struct sreader {
+	_Alignas(64) struct synth *s;
+	uint32_t id;
+	uint64_t read, lost_carried, order_errors;
+};
+
 struct synth {
 	struct synth_bpf *skel;
 	struct rings *rings;
+	struct readers *readers;
+	struct sreader *rd;
+	uint32_t nreaders;
 	struct budget b;
 	uint32_t n;
 	uint64_t *sizes;
-	uint64_t *next;  /* per ring: the sequence number expected next */
-	uint64_t read, lost_carried, order_errors;
+	struct next_seq {
+		_Alignas(64) uint64_t v; /* a line each: rings of other readers */
+	} *next; /* per ring: the sequence number expected next */
+	uint64_t read, lost_carried, order_errors; /* summed at the end */
 	struct bundle_enc **enc;
 	struct central *buf;
-	bool encode;
+	int encode; /* atomic: the readers look at it */
+	int drain_ms; /* of the reader threads */
 };
 
 static double now_ns(void)
@@ -64,18 +91,71 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* A reader's own counter, which this thread sums while the readers run:
+ * relaxed atomics (plain moves on x86), so the sum is no data race. */
+static void bump(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+static uint64_t peek(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
 static int on_record(void *ctx, uint32_t ring, const void *rec, size_t len)
 {
-	struct synth *s = ctx;
+	struct sreader *r = ctx;
+	struct synth *s = r->s;
 	const struct btr_hdr *h = rec;
 	uint64_t seq = (h->ts - TS_BASE) / 1000;
 
-	if (seq != s->next[ring] + h->lost)
-		s->order_errors++;
-	s->next[ring] = seq + 1;
-	s->read++;
-	s->lost_carried += h->lost;
-	return s->encode ? bundle_enc_add(s->enc[ring], h, len) : 0;
+	if (seq != s->next[ring].v + h->lost)
+		bump(&r->order_errors, 1);
+	s->next[ring].v = seq + 1;
+	bump(&r->read, 1);
+	bump(&r->lost_carried, h->lost);
+	return __atomic_load_n(&s->encode, __ATOMIC_RELAXED)
+		       ? bundle_enc_add(s->enc[ring], h, len)
+		       : 0;
+}
+
+/* The end of a reader's pass: its rings' encoders emit what they hold. */
+static int pass_done(void *ctx, int records)
+{
+	struct sreader *r = ctx;
+	uint32_t n, i;
+	const uint32_t *rings = readers_rings(r->s->readers, r->id, &n);
+	int e = 0;
+
+	if (!records || !__atomic_load_n(&r->s->encode, __ATOMIC_RELAXED))
+		return 0;
+	for (i = 0; i < n && !e; i++)
+		e = bundle_enc_flush(r->s->enc[rings[i]]);
+	return e;
+}
+
+static void commit(void *ctx)
+{
+	struct sreader *r = ctx;
+	uint32_t n, i;
+	const uint32_t *rings = readers_rings(r->s->readers, r->id, &n);
+
+	for (i = 0; i < n; i++)
+		central_flush_seq(r->s->buf, SEQ_BASE + rings[i]);
+}
+
+static void sum_readers(struct synth *s)
+{
+	uint32_t k;
+
+	s->read = s->lost_carried = s->order_errors = 0;
+	for (k = 0; k < s->nreaders; k++) {
+		s->read += peek(&s->rd[k].read);
+		s->lost_carried += peek(&s->rd[k].lost_carried);
+		s->order_errors += peek(&s->rd[k].order_errors);
+	}
 }
 
 static int write_ring(struct synth *s, uint32_t ring, uint64_t count)
@@ -100,10 +180,20 @@ static int flush_all(struct synth *s)
 	return e;
 }
 
+/* Everything in the rings now read (and encoded): by this thread, or by
+ * the reader threads. Returns the records read or a negative errno. */
 static int drain(struct synth *s)
 {
-	int n = rings_drain(s->rings);
+	uint64_t before = s->read;
+	int n;
 
+	if (readers_threaded(s->readers)) {
+		n = readers_sync(s->readers);
+		sum_readers(s);
+		return n ? n : (int)(s->read - before);
+	}
+	n = rings_drain(s->rings);
+	sum_readers(s);
 	if (n >= 0 && s->encode) {
 		int e = flush_all(s);
 
@@ -118,6 +208,48 @@ static uint64_t capacity(const struct synth *s, uint32_t ring)
 	return s->sizes[ring] / REC_BYTES;
 }
 
+static int start_readers(struct synth *s)
+{
+	const struct readers_ops ops = { on_record, pass_done, commit };
+	void **ctx = calloc(s->nreaders, sizeof(*ctx));
+	char err[256];
+	uint32_t k;
+	int e = 0;
+
+	for (k = 0; ctx && k < s->nreaders; k++)
+		ctx[k] = &s->rd[k];
+	s->readers = ctx ? readers_new(s->rings, s->nreaders, &ops, ctx, err,
+				       sizeof(err))
+			 : NULL;
+	free(ctx);
+	if (!s->readers) {
+		fprintf(stderr, "synth_rings: readers: %s\n", err);
+		return -EINVAL;
+	}
+	for (k = 0; s->nreaders > 1 && k < s->n && !e; k++)
+		e = central_set_owned(s->buf, SEQ_BASE + k, true);
+	/* check: the readers drain every millisecond while records are
+	 * written, as well as when asked */
+	if (!e)
+		e = readers_start(s->readers, s->drain_ms);
+	return e;
+}
+
+/* The reader threads end; the buffer is this thread's again. */
+static int stop_readers(struct synth *s)
+{
+	uint32_t k;
+	int e;
+
+	if (!s->readers || !readers_threaded(s->readers))
+		return 0;
+	e = readers_stop(s->readers);
+	for (k = 0; k < s->n; k++)
+		central_set_owned(s->buf, SEQ_BASE + k, false);
+	sum_readers(s);
+	return e;
+}
+
 static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 {
 	struct budget_in in = { memory, 0, ring_size, s->n, s->n,
@@ -130,7 +262,9 @@ static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 		return -EINVAL;
 	}
 	s->sizes = calloc(s->n, sizeof(*s->sizes));
-	s->next = calloc(s->n, sizeof(*s->next));
+	s->next = aligned_alloc(64, s->n * sizeof(*s->next));
+	if (s->next)
+		memset(s->next, 0, s->n * sizeof(*s->next));
 	s->enc = calloc(s->n, sizeof(*s->enc));
 	s->buf = central_new(s->b.buffer, 32 * 1024, FILL_RING);
 	if (!s->sizes || !s->next || !s->enc || !s->buf)
@@ -149,13 +283,22 @@ static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 		fprintf(stderr, "synth_rings: cannot load the synthetic program\n");
 		return -EINVAL;
 	}
+	s->rd = aligned_alloc(64, s->nreaders * sizeof(*s->rd));
+	if (s->rd)
+		memset(s->rd, 0, s->nreaders * sizeof(*s->rd));
+	if (!s->rd)
+		return -ENOMEM;
+	for (i = 0; i < s->nreaders; i++) {
+		s->rd[i].s = s;
+		s->rd[i].id = i;
+	}
 	s->rings = rings_new(bpf_map__fd(s->skel->maps.rings), s->n, s->sizes,
-			     on_record, s, err, sizeof(err));
+			     on_record, &s->rd[0], err, sizeof(err));
 	if (!s->rings) {
 		fprintf(stderr, "synth_rings: %s\n", err);
 		return -EINVAL;
 	}
-	return 0;
+	return start_readers(s);
 }
 
 static int read_counts(struct synth *s, struct synth_count *tot, uint64_t *bad)
@@ -174,10 +317,25 @@ static int read_counts(struct synth *s, struct synth_count *tot, uint64_t *bad)
 		tot->dropped += c.dropped;
 		tot->pending += c.pending;
 		/* per ring: what was read, and the losses after it */
-		if (s->next[i] + c.pending != c.seq)
+		if (s->next[i].v + c.pending != c.seq)
 			(*bad)++;
 	}
 	return 0;
+}
+
+static long status_kib(const char *file, const char *key)
+{
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+	FILE *f = fopen(file, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtol(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
 }
 
 static int mode_check(struct synth *s, uint32_t rounds)
@@ -188,7 +346,7 @@ static int mode_check(struct synth *s, uint32_t rounds)
 	int e;
 
 	srand(42);
-	s->encode = true;
+	__atomic_store_n(&s->encode, 1, __ATOMIC_RELAXED);
 	for (k = 0; k < rounds; k++) {
 		for (i = 0; i < s->n; i++) {
 			uint32_t ring = (uint32_t)rand() % s->n;
@@ -204,17 +362,21 @@ static int mode_check(struct synth *s, uint32_t rounds)
 		if (k % 3 == 2 && (e = drain(s)) < 0)
 			return e;
 	}
-	if ((e = drain(s)) < 0 || (e = read_counts(s, &t, &bad)))
+	if ((e = drain(s)) < 0 || (e = stop_readers(s)) ||
+	    (e = read_counts(s, &t, &bad)))
 		return e;
-	printf("rings=%u ring_size=%llu attempted=%llu written=%llu read=%llu "
+	printf("readers=%u rings=%u ring_size=%llu attempted=%llu written=%llu read=%llu "
 	       "dropped=%llu lost_carried=%llu lost_pending=%llu "
-	       "order_errors=%llu rings_unbalanced=%llu\n", s->n,
+	       "order_errors=%llu rings_unbalanced=%llu budget_kib=%llu "
+	       "pss_kib=%ld\n", s->nreaders, s->n,
 	       (unsigned long long)s->sizes[0], (unsigned long long)t.seq,
 	       (unsigned long long)t.written, (unsigned long long)s->read,
 	       (unsigned long long)t.dropped,
 	       (unsigned long long)s->lost_carried,
 	       (unsigned long long)t.pending,
-	       (unsigned long long)s->order_errors, (unsigned long long)bad);
+	       (unsigned long long)s->order_errors, (unsigned long long)bad,
+	       (unsigned long long)(s->b.memory >> 10),
+	       status_kib("/proc/self/smaps_rollup", "Pss"));
 	return t.seq == s->read + t.dropped && t.written == s->read &&
 	       t.dropped == s->lost_carried + t.pending && !s->order_errors &&
 	       !bad ? 0 : 1;
@@ -233,36 +395,43 @@ static int fill_all(struct synth *s)
 
 static int mode_rate(struct synth *s, uint32_t rounds)
 {
-	double t_read = 0, t_enc = 0;
+	double t_read = 0, t_enc = 0, cpu_enc = 0;
 	uint64_t n_read = 0, n_enc = 0, before;
 	uint32_t k;
 	int e;
 
 	for (k = 0; k < rounds; k++) {
-		double t0;
+		double t0, c0;
+		int enc = (int)(k % 2);
 
-		s->encode = k % 2;
+		__atomic_store_n(&s->encode, enc, __ATOMIC_RELAXED);
 		if ((e = fill_all(s)))
 			return e;
 		before = s->read;
+		c0 = (double)readers_cpu_ns(s->readers);
 		t0 = now_ns();
 		if ((e = drain(s)) < 0)
 			return e;
-		if (s->encode) {
+		if (enc) {
 			t_enc += now_ns() - t0;
+			cpu_enc += (double)readers_cpu_ns(s->readers) - c0;
 			n_enc += s->read - before;
 		} else {
 			t_read += now_ns() - t0;
 			n_read += s->read - before;
 		}
 	}
-	printf("rings=%u ring_size=%llu events=%llu read_events_per_s=%.0f "
-	       "encode_events_per_s=%.0f read_ns_per_event=%.1f "
-	       "encode_ns_per_event=%.1f order_errors=%llu\n", s->n,
-	       (unsigned long long)s->sizes[0],
+	if ((e = stop_readers(s)))
+		return e;
+	/* per reader thread: events over the CPU time the readers used */
+	printf("readers=%u rings=%u ring_size=%llu events=%llu "
+	       "read_events_per_s=%.0f encode_events_per_s=%.0f "
+	       "encode_events_per_reader_cpu_s=%.0f read_ns_per_event=%.1f "
+	       "encode_ns_per_event=%.1f order_errors=%llu\n", s->nreaders,
+	       s->n, (unsigned long long)s->sizes[0],
 	       (unsigned long long)(n_read + n_enc), n_read / t_read * 1e9,
-	       n_enc / t_enc * 1e9, t_read / n_read, t_enc / n_enc,
-	       (unsigned long long)s->order_errors);
+	       n_enc / t_enc * 1e9, n_enc / cpu_enc * 1e9, t_read / n_read,
+	       t_enc / n_enc, (unsigned long long)s->order_errors);
 	return s->order_errors ? 1 : 0;
 }
 
@@ -274,15 +443,43 @@ static int count_cb(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* An idle pass as a 50 ms drain period finds the caches: after other
+ * work went through them (32 MiB written between passes). The median of
+ * 31 passes with the encoders' flush. */
+static double idle_cold(struct synth *s)
+{
+	size_t big = 32u << 20;
+	uint8_t *junk = malloc(big);
+	double t[31], x;
+	int i, j;
+
+	if (!junk)
+		return -1;
+	for (i = 0; i < 31; i++) {
+		memset(junk, i, big);
+		x = now_ns();
+		drain(s);
+		t[i] = now_ns() - x;
+	}
+	free(junk);
+	for (i = 1; i < 31; i++) /* insertion sort: 31 values */
+		for (j = i; j > 0 && t[j] < t[j - 1]; j--) {
+			x = t[j];
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+	return t[15];
+}
+
 static int mode_idle(struct synth *s, uint32_t passes)
 {
 	struct ring_buffer *rb = NULL;
 	uint64_t dummy = 0;
-	double t0, t, ours, lib, enc;
+	double t0, t, ours, lib, enc, cold;
 	uint32_t i, k;
 	int e = 0;
 
-	s->encode = true;
+	__atomic_store_n(&s->encode, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < s->n && !e; i++) {
 		int fd = rings_fd(s->rings, i);
 
@@ -314,26 +511,13 @@ static int mode_idle(struct synth *s, uint32_t passes)
 		t = (now_ns() - t0) / (passes / 5);
 		lib = t < lib ? t : lib;
 	}
+	cold = idle_cold(s);
 	printf("rings=%u idle_pass_ns=%.0f idle_pass_with_encoders_ns=%.0f "
-	       "idle_pass_libbpf_ns=%.0f\n", s->n, ours, enc, lib);
+	       "idle_pass_libbpf_ns=%.0f idle_pass_cold_ns=%.0f\n", s->n, ours,
+	       enc, lib, cold);
 out:
 	ring_buffer__free(rb);
 	return e;
-}
-
-static long status_kib(const char *file, const char *key)
-{
-	char line[256];
-	long v = -1;
-	size_t n = strlen(key);
-	FILE *f = fopen(file, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':')
-			v = strtol(line + n + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
 }
 
 static int mode_memory(struct synth *s)
@@ -341,7 +525,7 @@ static int mode_memory(struct synth *s)
 	uint32_t k;
 	int e;
 
-	s->encode = true;
+	__atomic_store_n(&s->encode, 1, __ATOMIC_RELAXED);
 	for (k = 0; k < 1000 && !central_stats(s->buf)->chunks_overwritten; k++)
 		if ((e = fill_all(s)) || (e = drain(s)) < 0)
 			return e;
@@ -362,7 +546,8 @@ static int mode_memory(struct synth *s)
 static int usage(void)
 {
 	fprintf(stderr, "usage: synth_rings check|rate|idle|memory -n RINGS "
-			"[-r RING_SIZE] [-k ROUNDS] [-m MEMORY]\n");
+			"[-r RING_SIZE] [-k ROUNDS] [-m MEMORY] [-t READERS "
+			"(check, rate)]\n");
 	return 64;
 }
 
@@ -379,17 +564,22 @@ int main(int argc, char **argv)
 		return usage();
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:r:k:m:")) != -1) {
+	s.nreaders = 1;
+	while ((opt = getopt(argc, argv, "n:r:k:m:t:")) != -1) {
 		switch (opt) {
 		case 'n': s.n = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'r': ring_size = strtoull(optarg, NULL, 10); break;
 		case 'k': rounds = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'm': memory = strtoull(optarg, NULL, 10); break;
+		case 't': s.nreaders = (uint32_t)strtoul(optarg, NULL, 10); break;
 		default: return usage();
 		}
 	}
-	if (!s.n || s.n > 8192)
+	if (!s.n || s.n > 8192 || !s.nreaders || s.nreaders > s.n)
 		return usage();
+	if (strcmp(mode, "check") && strcmp(mode, "rate") && s.nreaders > 1)
+		return usage(); /* -t: the modes that drain with readers */
+	s.drain_ms = strcmp(mode, "check") ? 50 : 1;
 	if (setup(&s, memory, ring_size))
 		goto out;
 	if (!strcmp(mode, "check"))
@@ -407,6 +597,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 out:
+	readers_free(s.readers); /* the threads end first */
 	rings_free(s.rings);
 	synth_bpf__destroy(s.skel);
 	for (i = 0; s.enc && i < s.n; i++)
@@ -415,5 +606,6 @@ out:
 	central_free(s.buf);
 	free(s.sizes);
 	free(s.next);
+	free(s.rd);
 	return rc;
 }

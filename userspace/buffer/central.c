@@ -1,7 +1,11 @@
-/* Chunked ring buffer with Perfetto's fill policies and accounting. */
+/* Chunked ring buffer with Perfetto's fill policies and accounting. Its
+ * lock guards the slots, the commit position and the statistics: a writer
+ * takes it once per chunk it commits, never per packet (its staging chunk
+ * is its own); the read pass takes it once per chunk it reads. */
 #include "buffer/central.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +27,7 @@ struct slot {
 	uint16_t nfrags;
 	uint32_t seq, chunk_id;
 	uint32_t size;
+	uint64_t gen; /* commit number: which read passes may take it */
 };
 
 /* Reassembly state of one sequence on the read side. */
@@ -44,6 +49,7 @@ struct seq_writer {
 	size_t left;      /* bytes of the open packet not given out yet */
 	uint32_t next_chunk_id;
 	uint64_t packets_lost;
+	bool owned;           /* written by another thread: not flushed here */
 	struct seq_reader rd; /* persistent reader (consuming passes) */
 };
 
@@ -62,6 +68,10 @@ struct central {
 	uint8_t *scratch;
 	size_t scratch_cap;
 	struct central_stats st;
+	pthread_mutex_t lock;
+	uint64_t commits;  /* chunks committed so far (slot.gen) */
+	uint32_t nowned;   /* sequences other threads write */
+	uint8_t *copy;     /* a chunk read while writers go on */
 };
 
 static uint64_t record_size(uint32_t payload)
@@ -69,12 +79,18 @@ static uint64_t record_size(uint32_t payload)
 	return RECORD_HDR + ((payload + 15u) & ~15u);
 }
 
-static struct seq_writer *seq_get(struct central *c, uint32_t seq)
+/* The writer of seq, created if new. The array of writers grows only when
+ * may_grow: not while other threads use it (sequences are owned). */
+static struct seq_writer *seq_get(struct central *c, uint32_t seq,
+				  bool may_grow)
 {
 	if (seq > CENTRAL_MAX_SEQ)
 		return NULL; /* writers are few, their ids small */
 	if (seq >= c->nseqs) {
 		size_t n = (size_t)seq + 8;
+
+		if (!may_grow)
+			return NULL; /* other threads read the array */
 		struct seq_writer **s = realloc(c->seqs, n * sizeof(*s));
 
 		if (!s)
@@ -115,12 +131,14 @@ static void lose_slot(struct central *c, const struct slot *s)
 /* Moves the staging chunk of seq into the ring, or loses it. */
 static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 {
-	struct slot *s = &c->slots[c->wr];
-	struct slot fresh = { w->staging, true, false, w->flags, w->nfrags,
-			      seq, w->next_chunk_id++, w->used };
+	struct slot *s, fresh;
 
 	if (!w->used)
 		return;
+	fresh = (struct slot){ w->staging, true, false, w->flags, w->nfrags,
+			       seq, w->next_chunk_id++, w->used, 0 };
+	pthread_mutex_lock(&c->lock);
+	s = &c->slots[c->wr]; /* under the lock: other writers move it */
 	w->used = 0;
 	w->nfrags = 0;
 	w->flags = w->open_packet ? CHUNK_FIRST_CONTINUES : 0;
@@ -128,10 +146,11 @@ static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 		c->sealed = true;
 		c->st.chunks_discarded++;
 		lose_slot(c, &fresh);
+		pthread_mutex_unlock(&c->lock);
 		return;
 	}
 	if (!s->used || s->read)
-		c->unread++;
+		__atomic_add_fetch(&c->unread, 1, __ATOMIC_RELAXED);
 	if (s->used && !s->read) {
 		c->st.chunks_overwritten++;
 		c->st.bytes_overwritten += record_size(s->size);
@@ -139,12 +158,14 @@ static void commit(struct central *c, uint32_t seq, struct seq_writer *w)
 	}
 	w->staging = s->data;
 	*s = fresh;
+	s->gen = c->commits++;
 	c->st.chunks_written++;
 	c->st.bytes_written += record_size(fresh.size);
 	if (++c->wr == c->nslots) {
 		c->wr = 0;
 		c->st.write_wrap_count++;
 	}
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* Opens the next fragment of the packet being written on seq, which has
@@ -185,7 +206,7 @@ static int central_reserve(struct packet_sink *sink, uint32_t seq, size_t len,
 			   struct sink_span *sp)
 {
 	struct central *c = sink->ctx;
-	struct seq_writer *w = seq_get(c, seq);
+	struct seq_writer *w = seq_get(c, seq, !c->nowned);
 
 	if (!w)
 		return -ENOMEM;
@@ -229,13 +250,37 @@ struct packet_sink *central_sink(struct central *c)
 	return &c->sink;
 }
 
+/* Commits a staging chunk that holds whole packets only. */
+static void flush_writer(struct central *c, uint32_t seq, struct seq_writer *w)
+{
+	if (w && w->used && !w->open_packet)
+		commit(c, seq, w);
+}
+
 void central_flush(struct central *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->nseqs; i++)
-		if (c->seqs[i] && c->seqs[i]->used && !c->seqs[i]->open_packet)
-			commit(c, (uint32_t)i, c->seqs[i]);
+		if (c->seqs[i] && !c->seqs[i]->owned)
+			flush_writer(c, (uint32_t)i, c->seqs[i]);
+}
+
+void central_flush_seq(struct central *c, uint32_t seq)
+{
+	flush_writer(c, seq, seq < c->nseqs ? c->seqs[seq] : NULL);
+}
+
+int central_set_owned(struct central *c, uint32_t seq, bool owned)
+{
+	struct seq_writer *w = seq_get(c, seq, true);
+
+	if (!w)
+		return -ENOMEM;
+	if (w->owned != owned)
+		c->nowned += owned ? 1 : -1;
+	w->owned = owned;
+	return 0;
 }
 
 static int append(uint8_t **buf, size_t *len, size_t *cap, const uint8_t *p,
@@ -274,9 +319,10 @@ static int emit(struct central *c, struct seq_reader *r, uint32_t seq,
 	return e ? e : sink_write(out, seq, c->scratch, len);
 }
 
+/* locked: the pass holds the buffer's lock (no other writer thread). */
 static int read_chunk(struct central *c, const struct slot *s,
 		      const uint8_t *data, struct seq_reader *r,
-		      struct packet_sink *out, bool consume)
+		      struct packet_sink *out, bool consume, bool locked)
 {
 	uint32_t off = 0, i;
 	int e = 0;
@@ -299,8 +345,12 @@ static int read_chunk(struct central *c, const struct slot *s,
 
 		off += FRAG_HDR + n;
 		if (cont_in && !r->has_partial) {
+			if (consume && !locked)
+				pthread_mutex_lock(&c->lock);
 			if (consume) /* a snapshot leaves the stats alone */
 				c->st.readaheads_failed++; /* head was lost */
+			if (consume && !locked)
+				pthread_mutex_unlock(&c->lock);
 			continue;
 		}
 		if (!cont_in)
@@ -349,27 +399,65 @@ static struct seq_reader *snapshot_readers(const struct central *c)
 	return tmp;
 }
 
+/* Takes slot k for a read pass if it holds a chunk committed before the
+ * pass began (limit) and not read yet: its header into *s, its bytes in
+ * *data (a copy while other threads commit, which may reuse the slot's
+ * memory); marked read when consuming. Called and returns locked; with a
+ * copy the lock is released before returning (*locked false). */
+static bool take_slot(struct central *c, size_t k, uint64_t limit,
+		      bool consume, struct slot *s, const uint8_t **data,
+		      bool *locked)
+{
+	struct slot *sl = &c->slots[k];
+
+	if (!sl->used || sl->read || sl->gen >= limit)
+		return false;
+	*s = *sl;
+	*data = sl->data;
+	if (consume) {
+		sl->read = true;
+		__atomic_sub_fetch(&c->unread, 1, __ATOMIC_RELAXED);
+		c->st.chunks_read++;
+		c->st.bytes_read += record_size(sl->size);
+	}
+	if (c->nowned) {
+		memcpy(c->copy, sl->data, sl->size);
+		*data = c->copy;
+		pthread_mutex_unlock(&c->lock);
+		*locked = false;
+	}
+	return true;
+}
+
 int central_read(struct central *c, struct packet_sink *out, bool consume)
 {
 	struct seq_reader *tmp = consume ? NULL : snapshot_readers(c);
-	size_t i;
+	uint64_t limit;
+	size_t i, start;
 	int e = consume || tmp ? 0 : -ENOMEM;
 
+	/* Other threads commit while the pass reads: each chunk is copied out
+	 * under the lock and read after it, so no writer waits on the sink. */
+	if (c->nowned && !c->copy && !(c->copy = malloc(c->chunk_size)))
+		e = -ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	limit = c->commits;
+	start = c->wr;
+	pthread_mutex_unlock(&c->lock);
 	for (i = 0; i < c->nslots && !e; i++) {
-		size_t k = (c->wr + i) % c->nslots;
-		struct slot *s = &c->slots[k];
+		size_t k = (start + i) % c->nslots;
+		const uint8_t *data;
+		struct slot s;
+		bool locked = true;
 
-		if (!s->used || s->read)
-			continue;
-		e = read_chunk(c, s, s->data,
-			       consume ? &c->seqs[s->seq]->rd : &tmp[s->seq],
-			       out, consume);
-		if (consume) {
-			s->read = true;
-			c->unread--;
-			c->st.chunks_read++;
-			c->st.bytes_read += record_size(s->size);
-		}
+		pthread_mutex_lock(&c->lock);
+		if (take_slot(c, k, limit, consume, &s, &data, &locked))
+			e = read_chunk(c, &s, data,
+				       consume ? &c->seqs[s.seq]->rd
+					       : &tmp[s.seq],
+				       out, consume, locked);
+		if (locked)
+			pthread_mutex_unlock(&c->lock);
 	}
 	for (i = 0; tmp && i < c->nseqs; i++)
 		free(tmp[i].partial);
@@ -382,9 +470,16 @@ const struct central_stats *central_stats(const struct central *c)
 	return &c->st;
 }
 
+void central_stats_copy(struct central *c, struct central_stats *out)
+{
+	pthread_mutex_lock(&c->lock);
+	*out = c->st;
+	pthread_mutex_unlock(&c->lock);
+}
+
 size_t central_unread_chunks(const struct central *c)
 {
-	return c->unread;
+	return __atomic_load_n(&c->unread, __ATOMIC_RELAXED);
 }
 
 size_t central_slots(const struct central *c)
@@ -392,9 +487,14 @@ size_t central_slots(const struct central *c)
 	return c->nslots;
 }
 
-uint64_t central_seq_packets_lost(const struct central *c, uint32_t seq)
+uint64_t central_seq_packets_lost(struct central *c, uint32_t seq)
 {
-	return seq < c->nseqs && c->seqs[seq] ? c->seqs[seq]->packets_lost : 0;
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = seq < c->nseqs && c->seqs[seq] ? c->seqs[seq]->packets_lost : 0;
+	pthread_mutex_unlock(&c->lock);
+	return n;
 }
 
 struct central *central_new(uint64_t size, uint32_t chunk_size,
@@ -403,7 +503,10 @@ struct central *central_new(uint64_t size, uint32_t chunk_size,
 	struct central *c = calloc(1, sizeof(*c));
 	size_t i;
 
-	if (!c || chunk_size <= FRAG_HDR * 2)
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	if (chunk_size <= FRAG_HDR * 2)
 		goto fail;
 	c->policy = policy;
 	c->chunk_size = chunk_size;
@@ -463,5 +566,7 @@ void central_free(struct central *c)
 	if (c->mem)
 		munmap(c->mem, c->mem_len);
 	free(c->scratch);
+	free(c->copy);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

@@ -324,6 +324,11 @@ uint32_t capture_ncpus(const struct capture *c)
 	return c->ncpus;
 }
 
+struct rings *capture_rings(struct capture *c)
+{
+	return c->rings;
+}
+
 uint64_t capture_ring_size(const struct capture *c)
 {
 	return c->ring_size;

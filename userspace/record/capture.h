@@ -50,6 +50,8 @@ int capture_clock_stamp(struct capture *c, uint64_t seq);
 /* Sums of the per-CPU accounting into out[ncpus]. */
 int capture_read_acct(struct capture *c, struct btr_cpu_acct *out);
 uint32_t capture_ncpus(const struct capture *c);
+/* The rings, for reader threads (record/readers.h). */
+struct rings *capture_rings(struct capture *c);
 uint64_t capture_ring_size(const struct capture *c);
 bool capture_uses_raw_tp(const struct capture *c);
 void capture_close(struct capture *c);

@@ -30,6 +30,7 @@ enum {
 	OPT_BLOCKED_REASON,
 	OPT_MEMORY,
 	OPT_CALLSTACKS,
+	OPT_READERS,
 };
 
 static const char doc[] =
@@ -62,6 +63,7 @@ static const struct argp_option options[] = {
 	{ "ringbuf-size", OPT_RINGBUF_SIZE, "SIZE", 0, "BPF ring buffer per online CPU, instead of the budget's (default: from --memory, 4M on small hosts)", 0 },
 	{ "machine-name", OPT_MACHINE_NAME, "NAME", 0, "Machine name written into the trace (default: the hostname)", 0 },
 	{ "clock-snapshot-period", OPT_SNAPSHOT_PERIOD, "TIME", 0, "Clock snapshot every TIME (default 1s)", 0 },
+	{ "readers", OPT_READERS, "N", 0, "Threads that drain the rings, each a contiguous range of CPUs with as many online ones as the others (default: one per 64 online CPUs, rounded up; at most one per CPU id)", 0 },
 	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
 	{ "blocked-reason", OPT_BLOCKED_REASON, "d|all|none", 0, "Which sleeps record the kernel function they blocked in and their I/O wait (sched_blocked_reason): d, uninterruptible ones (default); all, S sleeps too (a kernel stack walk each, about 1 us); none", 0 },
 	{ "callstacks", OPT_CALLSTACKS, NULL, 0, "At each sleeping (S or D) switch-out, the kernel call stack of the task going to sleep, written as a PerfSample on the sched/sched_switch timebase (flame graphs of where threads wait; a stack walk each)", 0 },
@@ -109,6 +111,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		    o->memory > (1ull << 40))
 			return bad_value(st, "memory budget (up to 1T)", arg);
 		break;
+	case OPT_READERS: {
+		char *end;
+		unsigned long n = strtoul(arg, &end, 10);
+
+		if (!*arg || *end || !n || n > 4096)
+			return bad_value(st, "reader count (1 to 4096)", arg);
+		o->readers = (uint32_t)n;
+		break;
+	}
 	case OPT_MACHINE_NAME:
 		o->machine_name = arg;
 		break;

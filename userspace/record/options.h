@@ -12,6 +12,7 @@ struct record_opts {
 	uint64_t ringbuf_size;     /* per online CPU; 0 until the plan */
 	uint64_t snapshot_period_ns;
 	uint64_t drain_period_ns;
+	uint32_t readers;          /* --readers; 0 = from the online CPUs */
 	const char *machine_name;  /* NULL = hostname */
 	uint64_t buffer_size;      /* central buffer; 0 until the plan */
 	int fill_policy;           /* enum fill_policy */

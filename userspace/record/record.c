@@ -1,8 +1,13 @@
 /* `bpftrace-rec record`: the recording loop. Loads and attaches the BPF
  * side, writes the start packets, drains the per-CPU rings on a timer into
  * the per-CPU bundle encoders, takes periodic clock snapshots, describes new
- * processes from /proc, and at stop writes the closing statistics. */
+ * processes from /proc, and at stop writes the closing statistics. With
+ * several readers (record/readers.h) the rings are drained by reader
+ * threads and this thread keeps the rest: what the readers hand over (tids
+ * for the process tree, clock stamps, their counts) goes through the
+ * recorder's `share` lock once per pass; see docs/DESIGN.md, "Readers". */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +31,10 @@
 #include "record/plan.h"
 #include "record/privileges.h"
 #include "record/procfs.h"
+#include "record/readers.h"
 #include "record/service.h"
 #include "record/status.h"
+#include "record/tidbatch.h"
 #include "util/log.h"
 
 #define READER_NICE (-10)
@@ -53,6 +60,16 @@ static void on_signal(int sig)
 	}
 }
 
+struct recorder;
+
+/* One reader's own state: the tids its records named in this pass (on
+ * cache lines of its own). */
+struct reader_ctx {
+	_Alignas(64) struct recorder *r;
+	uint32_t id;
+	struct tid_batch tids;
+};
+
 struct recorder {
 	struct record_opts o;
 	struct plan plan;
@@ -74,6 +91,17 @@ struct recorder {
 	struct user_clocks user_clocks;
 	uint64_t clock_seq;
 	int err; /* first error from the record callback */
+	struct readers *readers;
+	struct reader_ctx *rctx; /* one per reader */
+	uint32_t nreaders;
+	/* Handed over by reader threads, under share: */
+	pthread_mutex_t share;
+	struct tid_batch shared_tids;
+	struct btr_clock clock_rec; /* a clock stamp read, not written yet */
+	bool clock_pending;
+	struct bundle_enc_stats *pub; /* per CPU: counts at the last pass */
+	uint64_t *pub_stack_records;
+	int write_wanted; /* atomic: the buffer is under pressure */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -84,7 +112,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int on_clock_record(struct recorder *r, const struct btr_clock *k)
+/* The clock snapshot of stamp k, on the clock sequence: this thread's. */
+static int emit_clock(struct recorder *r, const struct btr_clock *k)
 {
 	struct clock_value v[CLOCKS_MAX];
 	int n;
@@ -95,36 +124,61 @@ static int on_clock_record(struct recorder *r, const struct btr_clock *k)
 	return service_emit_clock_snapshot(r->clocks, r->clocks_seq, v, n);
 }
 
+/* A reader thread hands the stamp to the main thread, which writes it. */
+static int on_clock_record(struct recorder *r, const struct btr_clock *k)
+{
+	if (!readers_threaded(r->readers))
+		return emit_clock(r, k);
+	pthread_mutex_lock(&r->share);
+	r->clock_rec = *k;
+	r->clock_pending = true;
+	pthread_mutex_unlock(&r->share);
+	readers_notify_main(r->readers);
+	return 0;
+}
+
 /* Which tids a record shows, for the process tree. */
-static void note_tids(struct recorder *r, const struct btr_hdr *h)
+static void note_tids(struct tid_batch *b, const struct btr_hdr *h)
 {
 	switch (h->type) {
 	case BTR_REC_SWITCH:
-		procfs_note_tid(r->procs, ((const struct btr_switch *)h)->next_pid);
+		tidbatch_note(b, ((const struct btr_switch *)h)->next_pid);
 		break;
 	case BTR_REC_WAKING:
 	case BTR_REC_WAKEUP_NEW:
-		procfs_note_tid(r->procs, ((const struct btr_wakeup *)h)->pid);
+		tidbatch_note(b, ((const struct btr_wakeup *)h)->pid);
 		break;
 	case BTR_REC_NEWTASK:
-		procfs_note_tid(r->procs, ((const struct btr_newtask *)h)->pid);
+		tidbatch_note(b, ((const struct btr_newtask *)h)->pid);
 		break;
 	case BTR_REC_RENAME:
-		procfs_forget_tid(r->procs, ((const struct btr_rename *)h)->pid);
-		procfs_note_tid(r->procs, ((const struct btr_rename *)h)->pid);
+		tidbatch_forget(b, ((const struct btr_rename *)h)->pid);
+		tidbatch_note(b, ((const struct btr_rename *)h)->pid);
 		break;
 	case BTR_REC_EXEC:
-		procfs_forget_process(r->procs, ((const struct btr_exec *)h)->pid);
-		procfs_note_tid(r->procs, ((const struct btr_exec *)h)->pid);
+		tidbatch_forget_process(b, ((const struct btr_exec *)h)->pid);
+		tidbatch_note(b, ((const struct btr_exec *)h)->pid);
 		break;
 	default:
 		break;
 	}
 }
 
+/* The buffer fills faster than the period writes it: write now rather
+ * than lose data (a reader thread asks the main thread, once). */
+static int write_under_pressure(struct recorder *r)
+{
+	if (!readers_threaded(r->readers))
+		return output_write(&r->out);
+	if (!__atomic_exchange_n(&r->write_wanted, 1, __ATOMIC_ACQ_REL))
+		readers_notify_main(r->readers);
+	return 0;
+}
+
 static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 {
-	struct recorder *r = ctx;
+	struct reader_ctx *rc = ctx;
+	struct recorder *r = rc->r;
 	const struct btr_hdr *h = data;
 	int e;
 
@@ -147,12 +201,12 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
-	note_tids(r, h);
+	note_tids(&rc->tids, h);
 	/* Streaming, and a drain pass fills the buffer faster than the
-	 * period writes it: write now rather than lose data. */
+	 * period writes it. */
 	if (r->o.stream && central_under_pressure(central_unread_chunks(r->out.buf),
 						  central_slots(r->out.buf)))
-		return output_write(&r->out);
+		return write_under_pressure(r);
 	return 0;
 }
 
@@ -170,22 +224,37 @@ static int take_clock_snapshot(struct recorder *r)
 		r->counts.clock_skipped++;
 		return 0;
 	}
-	if (e)
-		return e;
+	if (e || readers_threaded(r->readers))
+		return e; /* a reader hands the stamp over */
 	e = capture_drain(r->cap);
 	return e < 0 ? e : 0;
 }
 
-/* Records the encoder of `cpu` took (its own count, by type). */
+/* The counts of CPU cpu's encoder, and its stack records: its own, or
+ * with reader threads the ones published at its reader's last pass (the
+ * caller holds r->share). */
+static const struct bundle_enc_stats *cpu_stats(const struct recorder *r,
+						uint32_t cpu, uint64_t *stacks)
+{
+	bool pub = readers_threaded(r->readers);
+
+	*stacks = !r->stack_records ? 0
+		  : pub		    ? r->pub_stack_records[cpu]
+				    : r->stack_records[cpu];
+	return pub ? &r->pub[cpu] : bundle_enc_stats(r->enc[cpu]);
+}
+
+/* Records the encoder of `cpu` took (its own count, by type); with reader
+ * threads the caller holds r->share. */
 static uint64_t records_read(const struct recorder *r, uint32_t cpu)
 {
-	const uint64_t *ev = bundle_enc_stats(r->enc[cpu])->events;
-	uint64_t n = 0;
+	uint64_t n, stacks;
+	const uint64_t *ev = cpu_stats(r, cpu, &stacks)->events;
 	uint32_t t;
 
-	for (t = 0; t < BTR_REC_TYPE_MAX; t++)
+	for (n = stacks, t = 0; t < BTR_REC_TYPE_MAX; t++)
 		n += ev[t];
-	return n + (r->stack_records ? r->stack_records[cpu] : 0);
+	return n;
 }
 
 /* The counts of the status line and summary, from the encoders' own:
@@ -195,13 +264,15 @@ static void count_records(struct recorder *r)
 {
 	const struct bundle_enc_stats *st;
 	uint32_t cpu, t;
+	uint64_t stacks;
 
 	memset(r->counts.by_type, 0, sizeof(r->counts.by_type));
 	r->counts.events = r->counts.lost = r->counts.switch_unmatched = 0;
+	pthread_mutex_lock(&r->share);
 	for (cpu = 0; r->enc && cpu < r->ncpus; cpu++) {
 		if (!r->enc[cpu])
 			continue;
-		st = bundle_enc_stats(r->enc[cpu]);
+		st = cpu_stats(r, cpu, &stacks);
 		for (t = 0; t < BTR_REC_TYPE_MAX; t++) {
 			r->counts.by_type[t] += st->events[t];
 			r->counts.events += st->events[t];
@@ -209,24 +280,106 @@ static void count_records(struct recorder *r)
 		r->counts.lost += st->lost;
 		r->counts.switch_unmatched += st->switch_unmatched;
 		if (r->stack_records) {
-			r->counts.by_type[BTR_REC_STACK] += r->stack_records[cpu];
-			r->counts.events += r->stack_records[cpu];
+			r->counts.by_type[BTR_REC_STACK] += stacks;
+			r->counts.events += stacks;
 		}
+	}
+	pthread_mutex_unlock(&r->share);
+}
+
+/* The end of a drain pass over CPUs cpus[0..n): their encoders emit what
+ * they hold. */
+static int flush_cpus(struct recorder *r, const uint32_t *cpus, uint32_t n)
+{
+	uint32_t i;
+	int e = 0;
+
+	for (i = 0; i < n && !e; i++)
+		e = bundle_enc_flush(r->enc[cpus[i]]);
+	/* Each drain pass starts the stacks' interned state anew, so a ring
+	 * that overwrote older chunks leaves the later samples readable. */
+	for (i = 0; r->stacks && i < n; i++)
+		callstack_enc_reset(r->stacks[cpus[i]]);
+	return e;
+}
+
+/* The main thread takes what reader threads handed over: tids into the
+ * process tree, a clock stamp; then describes the new tids. */
+static int take_handoff(struct recorder *r)
+{
+	struct btr_clock k;
+	bool clock;
+	int e = 0;
+
+	pthread_mutex_lock(&r->share);
+	tidbatch_apply(&r->shared_tids, r->procs);
+	clock = r->clock_pending;
+	k = r->clock_rec;
+	r->clock_pending = false;
+	pthread_mutex_unlock(&r->share);
+	if (clock)
+		e = emit_clock(r, &k);
+	return e ? e : procfs_flush(r->procs);
+}
+
+/* After a reader's pass: on the main thread (one reader, or none running)
+ * its tids go to the process tree now; a reader thread hands them over
+ * with its counts. */
+static int reader_pass_done(void *ctx, int records)
+{
+	struct reader_ctx *rc = ctx;
+	struct recorder *r = rc->r;
+	uint32_t n, i;
+	const uint32_t *cpus = readers_rings(r->readers, rc->id, &n);
+	int e = flush_cpus(r, cpus, n);
+	bool tids = rc->tids.n > 0;
+
+	if (!readers_threaded(r->readers)) {
+		tidbatch_apply(&rc->tids, r->procs);
+		return e ? e : take_handoff(r);
+	}
+	if (!records)
+		return e;
+	pthread_mutex_lock(&r->share);
+	if (!e)
+		e = tidbatch_move(&r->shared_tids, &rc->tids);
+	for (i = 0; i < n; i++) {
+		r->pub[cpus[i]] = *bundle_enc_stats(r->enc[cpus[i]]);
+		if (r->stack_records)
+			r->pub_stack_records[cpus[i]] = r->stack_records[cpus[i]];
+	}
+	pthread_mutex_unlock(&r->share);
+	if (tids)
+		readers_notify_main(r->readers);
+	return e;
+}
+
+/* A reader commits its CPUs' partly filled chunks. */
+static void reader_commit(void *ctx)
+{
+	struct reader_ctx *rc = ctx;
+	struct recorder *r = rc->r;
+	uint32_t n, i;
+	const uint32_t *cpus = readers_rings(r->readers, rc->id, &n);
+
+	for (i = 0; i < n; i++) {
+		central_flush_seq(r->out.buf, SEQ_FTRACE_BASE + cpus[i]);
+		if (r->stacks)
+			central_flush_seq(r->out.buf,
+					  SEQ_FTRACE_BASE + r->ncpus + cpus[i]);
 	}
 }
 
+/* Every encoder flushed and every tid described, on the main thread with
+ * no reader thread running. */
 static int flush_encoders(struct recorder *r)
 {
-	uint32_t cpu;
+	uint32_t k;
 	int e = 0;
 
-	for (cpu = 0; cpu < r->ncpus && !e; cpu++)
-		e = bundle_enc_flush(r->enc[cpu]);
-	/* Each drain pass starts the stacks' interned state anew, so a ring
-	 * that overwrote older chunks leaves the later samples readable. */
-	for (cpu = 0; r->stacks && cpu < r->ncpus; cpu++)
-		callstack_enc_reset(r->stacks[cpu]);
-	return e ? e : procfs_flush(r->procs);
+	for (k = 0; !e && k < r->nreaders; k++)
+		e = reader_pass_done(&r->rctx[k], 0);
+	return e;
 }
 
 static int check_privileges(void)
@@ -292,16 +445,31 @@ static int setup(struct recorder *r)
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.callstacks = r->o.callstacks,
 		.on_record = on_record,
-		.ctx = r,
 	};
+	struct readers_ops ops = { on_record, reader_pass_done, reader_commit };
+	void **ctxs;
 	char err[256];
-	uint32_t cpu;
+	uint32_t cpu, k;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		log_error("this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			  "it needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOTSUP;
 	}
+	r->nreaders = r->o.readers ? r->o.readers
+				   : readers_default(r->plan.b.nonline,
+						     r->plan.nslots);
+	if (r->nreaders > r->plan.nslots)
+		r->nreaders = r->plan.nslots;
+	r->rctx = aligned_alloc(64, r->nreaders * sizeof(*r->rctx));
+	if (!r->rctx)
+		return -ENOMEM;
+	memset(r->rctx, 0, r->nreaders * sizeof(*r->rctx));
+	for (k = 0; k < r->nreaders; k++) {
+		r->rctx[k].r = r;
+		r->rctx[k].id = k;
+	}
+	co.ctx = &r->rctx[0]; /* the main thread's drains */
 	load_ksyms(r, &co);
 	r->cap = capture_open(&co, err, sizeof(err));
 	if (!r->cap) {
@@ -337,10 +505,86 @@ static int setup(struct recorder *r)
 				return -ENOMEM;
 		}
 	}
-	log_debug("%u CPU ids, a %llu-byte ring each online one, %s", r->ncpus,
+	r->pub = calloc(r->ncpus, sizeof(*r->pub));
+	r->pub_stack_records = calloc(r->ncpus, sizeof(*r->pub_stack_records));
+	ctxs = calloc(r->nreaders, sizeof(*ctxs));
+	if (!r->pub || !r->pub_stack_records || !ctxs) {
+		free(ctxs);
+		return -ENOMEM;
+	}
+	for (k = 0; k < r->nreaders; k++)
+		ctxs[k] = &r->rctx[k];
+	r->readers = readers_new(capture_rings(r->cap), r->nreaders, &ops,
+				 ctxs, err, sizeof(err));
+	free(ctxs);
+	if (!r->readers) {
+		log_error("%s", err);
+		return -EINVAL;
+	}
+	for (k = 0; r->nreaders > 1 && k < r->nreaders; k++) {
+		uint32_t n;
+		const uint32_t *cpus = readers_rings(r->readers, k, &n);
+
+		log_debug("reader %u: CPU ids %u-%u", k, cpus[0], cpus[n - 1]);
+	}
+	log_debug("%u CPU ids, a %llu-byte ring each online one, %s; %u "
+		  "reader%s", r->ncpus,
 		  (unsigned long long)capture_ring_size(r->cap),
-		  capture_uses_raw_tp(r->cap) ? "raw tracepoints" : "tp_btf");
+		  capture_uses_raw_tp(r->cap) ? "raw tracepoints" : "tp_btf",
+		  r->nreaders, r->nreaders > 1 ? " threads" : "");
 	return 0;
+}
+
+/* Marks the CPUs' sequences as the reader threads' (or back as this
+ * thread's once they ended). */
+static int own_cpu_sequences(struct recorder *r, bool owned)
+{
+	uint32_t cpu;
+	int e = 0;
+
+	for (cpu = 0; cpu < r->ncpus && !e; cpu++) {
+		e = central_set_owned(r->out.buf, SEQ_FTRACE_BASE + cpu, owned);
+		if (!e && r->stacks)
+			e = central_set_owned(r->out.buf,
+					      SEQ_FTRACE_BASE + r->ncpus + cpu,
+					      owned);
+	}
+	return e;
+}
+
+/* Several readers: the reader threads take over the rings. */
+static int start_readers(struct recorder *r)
+{
+	uint64_t stacks;
+	uint32_t cpu;
+	int e;
+
+	if (r->nreaders < 2)
+		return 0;
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		r->pub[cpu] = *cpu_stats(r, cpu, &stacks);
+		r->pub_stack_records[cpu] = stacks;
+	}
+	e = own_cpu_sequences(r, true);
+	if (!e)
+		e = readers_start(r->readers,
+				  (int)(r->o.drain_period_ns / 1000000ull));
+	if (e)
+		log_error("cannot start the reader threads: %s", strerror(-e));
+	return e;
+}
+
+/* The reader threads drain, flush, commit and end; this thread is the
+ * only reader after. Returns the first reader error. */
+static int stop_readers(struct recorder *r)
+{
+	int e;
+
+	if (!r->readers || !readers_threaded(r->readers))
+		return r->readers ? readers_error(r->readers) : 0;
+	e = readers_stop(r->readers);
+	own_cpu_sequences(r, false);
+	return e;
 }
 
 /* The header packets, kept apart from the buffer, then the first process
@@ -408,7 +652,7 @@ static int start(struct recorder *r)
 	e = privileges_drop(getenv("SUDO_UID") != NULL);
 	if (e)
 		log_warn("cannot drop privileges: %s", strerror(-e));
-	return 0;
+	return start_readers(r);
 }
 
 static bool should_stop(struct recorder *r, uint64_t now, uint64_t t0)
@@ -437,16 +681,44 @@ static int periodic_work(struct recorder *r, uint64_t now, uint64_t *next)
 		e = take_clock_snapshot(r);
 	if (!e && due(now, &next[1], r->o.clear_period_ns))
 		procfs_clear(r->procs);
-	if (!e && due(now, &next[2], r->o.flush_period_ns))
+	/* Reader threads commit their chunks first (readers_sync), so the
+	 * flush, the write or the snapshot has what was in the rings now. */
+	if (!e && due(now, &next[2], r->o.flush_period_ns)) {
+		e = readers_sync(r->readers);
 		central_flush(r->out.buf);
-	if (!e && r->o.stream && due(now, &next[3], r->o.file_write_period_ns))
-		e = output_write(&r->out);
+	}
+	if (!e && r->o.stream && due(now, &next[3], r->o.file_write_period_ns)) {
+		e = readers_sync(r->readers);
+		if (!e)
+			e = take_handoff(r);
+		if (!e)
+			e = output_write(&r->out);
+	}
 	if (!e && r->out.file.err)
 		e = r->out.file.err; /* from a write under buffer pressure */
 	if (!e && snapshot_requests) {
 		snapshot_requests = 0;
-		output_snapshot(&r->out); /* a failure is reported, not fatal */
+		e = readers_sync(r->readers);
+		if (!e)
+			e = take_handoff(r);
+		if (!e)
+			output_snapshot(&r->out); /* a failure is reported, not fatal */
 	}
+	return e;
+}
+
+/* One turn of the main thread with reader threads: waits for a reader's
+ * hand-over or the drain period, takes it, writes under buffer pressure. */
+static int main_turn(struct recorder *r, int timeout_ms)
+{
+	int e;
+
+	readers_wait_main(r->readers, timeout_ms);
+	e = readers_error(r->readers);
+	if (!e)
+		e = take_handoff(r);
+	if (!e && __atomic_exchange_n(&r->write_wanted, 0, __ATOMIC_ACQ_REL))
+		e = output_write(&r->out);
 	return e;
 }
 
@@ -462,9 +734,10 @@ static int run_loop(struct recorder *r)
 
 	status_init(&r->status, r->o.quiet, t0);
 	while (!e && !should_stop(r, now, t0)) {
-		e = capture_poll(r->cap, drain_ms);
-		if (e >= 0)
-			e = flush_encoders(r);
+		if (readers_threaded(r->readers))
+			e = main_turn(r, drain_ms);
+		else
+			e = readers_poll(r->readers, drain_ms);
 		now = clocks_boottime_ns();
 		if (!e)
 			e = periodic_work(r, now, next);
@@ -505,11 +778,15 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 	struct recorder *r = ctx;
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
 	uint32_t nseq = 0, *seqs = sequence_ids(r->ncpus, r->stacks != NULL, &nseq);
+	struct central_stats cs;
 	uint32_t cpu;
 	int e = -ENOMEM;
 
+	pthread_mutex_lock(&r->share);
 	for (cpu = 0; cpu < r->ncpus; cpu++)
 		r->read_events[cpu] = records_read(r, cpu);
+	pthread_mutex_unlock(&r->share);
+	central_stats_copy(r->out.buf, &cs);
 	if (acct && seqs)
 		e = capture_read_acct(r->cap, acct);
 	if (!e)
@@ -519,8 +796,7 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 		e = service_emit_ftrace_stats(to, SEQ_SERVICE, 2, acct,
 					      r->read_events, r->ncpus);
 	if (!e)
-		e = service_emit_trace_stats(to, seqs, nseq,
-					     central_stats(r->out.buf));
+		e = service_emit_trace_stats(to, seqs, nseq, &cs);
 	free(acct);
 	free(seqs);
 	return e;
@@ -529,9 +805,11 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 static void report_accounting(struct recorder *r)
 {
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
-	const struct central_stats *cs = central_stats(r->out.buf);
+	struct central_stats st;
+	const struct central_stats *cs = &st;
 	uint32_t cpu, p;
 
+	central_stats_copy(r->out.buf, &st);
 	count_records(r);
 	if (!acct || capture_read_acct(r->cap, acct)) {
 		free(acct);
@@ -589,7 +867,9 @@ static int finish(struct recorder *r)
 	int e;
 
 	capture_detach(r->cap);
-	e = capture_drain(r->cap);
+	e = stop_readers(r);
+	if (!e)
+		e = capture_drain(r->cap);
 	if (e >= 0)
 		e = flush_encoders(r);
 	if (!e)
@@ -607,8 +887,16 @@ static int finish(struct recorder *r)
 
 static void cleanup(struct recorder *r)
 {
-	uint32_t cpu;
+	uint32_t cpu, k;
 
+	readers_free(r->readers); /* the threads end first */
+	r->readers = NULL;
+	for (k = 0; r->rctx && k < r->nreaders; k++)
+		tidbatch_free(&r->rctx[k].tids);
+	free(r->rctx);
+	tidbatch_free(&r->shared_tids);
+	free(r->pub);
+	free(r->pub_stack_records);
 	for (cpu = 0; r->enc && cpu < r->ncpus; cpu++)
 		bundle_enc_free(r->enc[cpu]);
 	free(r->enc);
@@ -651,6 +939,7 @@ int cmd_record(int argc, char **argv)
 	int e, rc, cmd_rc = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.share, NULL);
 	rc = record_opts_parse(argc, argv, &r.o, &done);
 	if (done)
 		return rc;

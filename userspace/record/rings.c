@@ -7,6 +7,7 @@
 #include "record/rings.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,6 @@ struct rings {
 	size_t page;
 	rings_record_fn fn;
 	void *ctx;
-	int err; /* the callback's first error in this pass */
 };
 
 static int map_ring(struct rings *rs, struct ring *r, uint64_t size)
@@ -121,8 +121,10 @@ fail:
 	return NULL;
 }
 
-/* Reads one ring to empty (records committed while it reads included). */
-static int drain_ring(struct rings *rs, uint32_t idx)
+/* Reads one ring to empty (records committed while it reads included),
+ * keeping the callback's first error in *err. */
+static int drain_ring(struct rings *rs, uint32_t idx, rings_record_fn fn,
+		      void *ctx, int *err)
 {
 	struct ring *r = &rs->r[idx];
 	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);
@@ -141,13 +143,13 @@ static int drain_ring(struct rings *rs, uint32_t idx)
 				goto out; /* being written: next pass */
 			cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
 			if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
-				int e = rs->fn(rs->ctx, idx,
-					       (const uint8_t *)hdr +
-						       BPF_RINGBUF_HDR_SZ,
-					       body);
+				int e = fn(ctx, idx,
+					   (const uint8_t *)hdr +
+						   BPF_RINGBUF_HDR_SZ,
+					   body);
 
-				if (e && !rs->err)
-					rs->err = e;
+				if (e && !*err)
+					*err = e;
 				n++;
 			}
 			__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
@@ -158,28 +160,63 @@ out:
 	return n;
 }
 
+/* The idle check: no call, no record header touched. */
+static bool ring_empty(const struct ring *r)
+{
+	return __atomic_load_n(r->producer, __ATOMIC_ACQUIRE) == *r->consumer;
+}
+
 int rings_drain_range(struct rings *rs, uint32_t first, uint32_t n)
 {
 	uint32_t i, end = first + n > rs->n ? rs->n : first + n;
-	int total = 0, e;
+	int total = 0, e = 0;
 
-	for (i = first; i < end; i++) {
-		const struct ring *r = &rs->r[i];
+	for (i = first; i < end; i++)
+		if (!ring_empty(&rs->r[i]))
+			total += drain_ring(rs, i, rs->fn, rs->ctx, &e);
+	return e ? e : total;
+}
 
-		/* the idle check: no call, no record header touched */
-		if (__atomic_load_n(r->producer, __ATOMIC_ACQUIRE) ==
-		    *r->consumer)
-			continue;
-		total += drain_ring(rs, i);
-	}
-	e = rs->err;
-	rs->err = 0;
+int rings_drain_list(struct rings *rs, const uint32_t *idx, uint32_t n,
+		     rings_record_fn fn, void *ctx)
+{
+	uint32_t i;
+	int total = 0, e = 0;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] < rs->n && !ring_empty(&rs->r[idx[i]]))
+			total += drain_ring(rs, idx[i], fn, ctx, &e);
 	return e ? e : total;
 }
 
 int rings_drain(struct rings *rs)
 {
 	return rings_drain_range(rs, 0, rs->n);
+}
+
+int rings_epoll_new(const struct rings *rs, const uint32_t *idx, uint32_t n,
+		    int extra_fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = epoll_create1(EPOLL_CLOEXEC), e;
+	uint32_t i;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		ev.data.u32 = idx[i];
+		if (idx[i] >= rs->n ||
+		    epoll_ctl(fd, EPOLL_CTL_ADD, rs->r[idx[i]].fd, &ev))
+			goto fail;
+	}
+	ev.data.u32 = UINT32_MAX;
+	if (extra_fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, extra_fd, &ev))
+		goto fail;
+	return fd;
+fail:
+	e = idx[i] >= rs->n ? -EINVAL : -errno;
+	close(fd);
+	return e;
 }
 
 int rings_poll(struct rings *rs, int timeout_ms)
@@ -195,6 +232,11 @@ int rings_poll(struct rings *rs, int timeout_ms)
 uint32_t rings_count(const struct rings *rs)
 {
 	return rs->n;
+}
+
+uint64_t rings_size(const struct rings *rs, uint32_t i)
+{
+	return i < rs->n ? rs->r[i].mask + 1 : 0;
 }
 
 int rings_fd(const struct rings *rs, uint32_t i)

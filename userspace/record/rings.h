@@ -5,7 +5,10 @@
  * rings that hold data, so an idle pass costs two loads per ring and no
  * call into libbpf. Records of one ring come out in the order they were
  * written, each once. Wakeups (forced by the BPF side past half a ring)
- * arrive through one epoll set over all rings. */
+ * arrive through one epoll set over all rings, or through sets over a
+ * subset each (several reader threads, record/readers.h). Disjoint rings
+ * may be drained by different threads at once: a ring's consumer position
+ * is written only by whoever drains it. */
 #ifndef BTR_RINGS_H
 #define BTR_RINGS_H
 
@@ -32,7 +35,17 @@ int rings_poll(struct rings *r, int timeout_ms);
 int rings_drain(struct rings *r);
 /* Drains rings [first, first + n). */
 int rings_drain_range(struct rings *r, uint32_t first, uint32_t n);
+/* Drains the n rings listed in idx, each record to fn(ctx, ring, ...)
+ * instead of the callback given at creation. Returns as rings_poll. */
+int rings_drain_list(struct rings *r, const uint32_t *idx, uint32_t n,
+		     rings_record_fn fn, void *ctx);
+/* A new epoll set (its fd, or a negative errno) over the n rings listed
+ * and extra_fd when not negative (reported with data.u32 UINT32_MAX). */
+int rings_epoll_new(const struct rings *r, const uint32_t *idx, uint32_t n,
+		    int extra_fd);
 uint32_t rings_count(const struct rings *r);
+/* The data bytes of ring i. */
+uint64_t rings_size(const struct rings *r, uint32_t i);
 int rings_fd(const struct rings *r, uint32_t i);
 void rings_free(struct rings *r);
 
