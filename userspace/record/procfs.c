@@ -365,6 +365,7 @@ void procfs_clear(struct procfs *p)
 {
 	tidset_free(&p->seen_tids);
 	tidset_free(&p->seen_procs);
+	memset(p->recent, 0, sizeof(p->recent)); /* it caches seen_tids */
 	p->first_done = false; /* the next packet sets the cleared flag */
 }
 
