@@ -1,12 +1,15 @@
 /* Test workload with wakeups of known origin: a sleeper thread that sleeps
  * N times in nanosleep (each wakeup comes from the hrtimer interrupt), and
  * two threads that ping-pong a byte over pipes N times (each wakeup comes
- * from the other thread, in task context). Prints the thread ids:
+ * from the other thread, in task context: each writes only once the other
+ * is asleep in its read, so every round wakes it). Prints the thread ids:
  *   wakeups sleeper=TID reader=TID writer=TID
  * after the work is done. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,15 +29,40 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/* Waits (at most about a second) until thread tid sleeps: its state in
+ * /proc is S. */
+static void wait_asleep(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	for (i = 0; i < 100000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		p = strrchr(buf, ')'); /* the state follows the comm */
+		if (!p || (p[1] == ' ' && p[2] == 'S'))
+			return;
+		sched_yield();
+	}
+}
+
 static void *reader(void *arg)
 {
 	char b;
 	int i;
 
 	(void)arg;
-	tids[1] = gettid();
+	__atomic_store_n(&tids[1], gettid(), __ATOMIC_RELEASE);
 	for (i = 0; i < rounds; i++) {
-		if (read(ab[0], &b, 1) != 1 || write(ba[1], &b, 1) != 1)
+		if (read(ab[0], &b, 1) != 1)
+			exit(1);
+		wait_asleep(__atomic_load_n(&tids[2], __ATOMIC_ACQUIRE));
+		if (write(ba[1], &b, 1) != 1)
 			exit(1);
 	}
 	return NULL;
@@ -46,8 +74,11 @@ static void *writer(void *arg)
 	int i;
 
 	(void)arg;
-	tids[2] = gettid();
+	__atomic_store_n(&tids[2], gettid(), __ATOMIC_RELEASE);
 	for (i = 0; i < rounds; i++) {
+		while (!__atomic_load_n(&tids[1], __ATOMIC_ACQUIRE))
+			sched_yield();
+		wait_asleep(tids[1]);
 		if (write(ab[1], &b, 1) != 1 || read(ba[0], &b, 1) != 1)
 			exit(1);
 	}
