@@ -32,12 +32,31 @@
 
 #include "output/sink.h"
 
+/* The memory mapping of a frame, as Perfetto's Mapping holds it: a range
+ * of a process's address space that maps `path` from file offset
+ * exact_offset (start_offset: where the ELF starts in the file, 0 for
+ * plain files), `load_bias` the ELF's p_vaddr - p_offset of its
+ * executable segment, `build_id` its GNU build id (raw bytes, may be
+ * empty). trace_processor's rel_pc of an address in it is
+ * address - start + exact_offset + load_bias. */
+struct perf_mapping {
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint64_t start, end, start_offset, exact_offset, load_bias;
+};
+
 struct perf_frame {
 	uint64_t address;   /* as printed (perf prints user addresses of call
 			     * chains relative to their dso) */
 	const char *symbol; /* without "+0x<off>"; "" when not printed */
 	const char *dso;    /* e.g. "/usr/lib/libc.so.6", "[kernel.kallsyms]",
 			     * "[unknown]" */
+	/* NULL: the mapping is the dso alone (no range, rel_pc 0: frames
+	 * interned per function). Else the frame's mapping (its path names
+	 * it, dso is ignored) and `rel_pc` its pc relative to it. */
+	const struct perf_mapping *map;
+	uint64_t rel_pc;
 };
 
 /* One CPU stack sample, from whatever source (perf script text for now):
@@ -85,7 +104,9 @@ struct perf_samples_stats {
 	uint64_t samples;        /* PerfSample packets */
 	uint64_t packets;        /* all packets written */
 	uint64_t function_names; /* interned entries, per table */
-	uint64_t mappings;       /* (one mapping_paths entry each) */
+	uint64_t mapping_paths;
+	uint64_t build_ids;
+	uint64_t mappings;
 	uint64_t frames;
 	uint64_t callstacks;
 	uint64_t pid_resolved;   /* samples whose pid came from resolve_pid */

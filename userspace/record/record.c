@@ -28,6 +28,7 @@
 #include "record/procfs.h"
 #include "record/service.h"
 #include "record/status.h"
+#include "record/ustacks.h"
 #include "util/log.h"
 
 #define READER_NICE (-10)
@@ -65,6 +66,7 @@ struct recorder {
 	struct ksyms *ksyms; /* names of blocked functions, NULL: none */
 	struct callstack_enc **stacks; /* per CPU with --callstacks, else NULL */
 	uint64_t *stack_records;      /* per CPU: stack records read */
+	struct ustacks *ustacks;      /* their user frames, or NULL */
 	uint32_t ncpus;
 	struct procfs *procs;
 	struct child child;
@@ -148,6 +150,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	if (e)
 		return e;
 	note_tids(r, h);
+	if (r->ustacks)
+		ustacks_note_record(r->ustacks, h, len);
 	/* Streaming, and a drain pass fills the buffer faster than the
 	 * period writes it: write now rather than lose data. */
 	if (r->o.stream && central_under_pressure(central_unread_chunks(r->out.buf),
@@ -226,6 +230,8 @@ static int flush_encoders(struct recorder *r)
 	 * that overwrote older chunks leaves the later samples readable. */
 	for (cpu = 0; r->stacks && cpu < r->ncpus; cpu++)
 		callstack_enc_reset(r->stacks[cpu]);
+	if (r->ustacks)
+		ustacks_end_pass(r->ustacks);
 	return e ? e : procfs_flush(r->procs);
 }
 
@@ -326,7 +332,8 @@ static int setup(struct recorder *r)
 	if (r->o.callstacks) {
 		r->stack_records = calloc(r->ncpus, sizeof(*r->stack_records));
 		r->stacks = calloc(r->ncpus, sizeof(*r->stacks));
-		if (!r->stack_records || !r->stacks)
+		r->ustacks = ustacks_new();
+		if (!r->stack_records || !r->stacks || !r->ustacks)
 			return -ENOMEM;
 		for (cpu = 0; cpu < r->ncpus; cpu++) {
 			r->stacks[cpu] = callstack_enc_new(
@@ -335,6 +342,8 @@ static int setup(struct recorder *r)
 				co.sched_text[0], co.sched_text[1]);
 			if (!r->stacks[cpu])
 				return -ENOMEM;
+			callstack_enc_set_user(r->stacks[cpu], ustacks_resolve,
+					       r->ustacks);
 		}
 	}
 	log_debug("%u CPU ids, a %llu-byte ring each online one, %s", r->ncpus,
@@ -405,7 +414,7 @@ static int start(struct recorder *r)
 		log_debug("cannot raise the reader's priority: %s", strerror(errno));
 	/* Loaded, attached, output open: keep only what snapshot files
 	 * need (their hand-over to the sudo user). */
-	e = privileges_drop(getenv("SUDO_UID") != NULL);
+	e = privileges_drop(getenv("SUDO_UID") != NULL, r->o.callstacks);
 	if (e)
 		log_warn("cannot drop privileges: %s", strerror(-e));
 	return 0;
@@ -526,6 +535,45 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 	return e;
 }
 
+/* The closing summary of --callstacks: the encoders' counts summed. */
+static void log_callstacks(struct recorder *r)
+{
+	struct callstack_enc_stats sum = { 0 };
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		const struct callstack_enc_stats *ss =
+			callstack_enc_stats(r->stacks[cpu]);
+
+		sum.samples += ss->samples;
+		sum.truncated += ss->truncated;
+		sum.failed += ss->failed;
+		sum.user_truncated += ss->user_truncated;
+		sum.user_failed += ss->user_failed;
+		sum.user_none += ss->user_none;
+		sum.user_frames += ss->user_frames;
+		sum.user_unmapped += ss->user_unmapped;
+		sum.user_unnamed += ss->user_unnamed;
+	}
+	ustacks_log(r->ustacks);
+	if (r->o.quiet)
+		return;
+	log_info("call stacks: %llu samples, %llu truncated at %d frames, "
+		 "%llu could not be taken",
+		 (unsigned long long)sum.samples,
+		 (unsigned long long)sum.truncated, BTR_STACK_MAX,
+		 (unsigned long long)sum.failed);
+	log_info("user stacks: %llu truncated at %d frames, %llu could not be "
+		 "taken, %llu of kernel threads (none); %llu frames, %llu in "
+		 "no known mapping, %llu unnamed",
+		 (unsigned long long)sum.user_truncated, BTR_USTACK_MAX,
+		 (unsigned long long)sum.user_failed,
+		 (unsigned long long)sum.user_none,
+		 (unsigned long long)sum.user_frames,
+		 (unsigned long long)sum.user_unmapped,
+		 (unsigned long long)sum.user_unnamed);
+}
+
 static void report_accounting(struct recorder *r)
 {
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
@@ -550,28 +598,18 @@ static void report_accounting(struct recorder *r)
 			  (unsigned long long)acct[cpu].lost_total);
 		if (r->stacks)
 			log_debug("cpu %u: %llu call stacks taken, %llu "
-				  "truncated, %llu could not be taken", cpu,
+				  "truncated, %llu could not be taken; user "
+				  "stacks %llu truncated, %llu could not be "
+				  "taken, %llu of kernel threads", cpu,
 				  (unsigned long long)acct[cpu].runs[BTR_PROG_STACK],
 				  (unsigned long long)acct[cpu].stack_truncated,
-				  (unsigned long long)acct[cpu].stack_failed);
+				  (unsigned long long)acct[cpu].stack_failed,
+				  (unsigned long long)acct[cpu].ustack_truncated,
+				  (unsigned long long)acct[cpu].ustack_failed,
+				  (unsigned long long)acct[cpu].ustack_none);
 	}
-	if (r->stacks && !r->o.quiet) {
-		struct callstack_enc_stats sum = { 0 };
-
-		for (cpu = 0; cpu < r->ncpus; cpu++) {
-			const struct callstack_enc_stats *ss =
-				callstack_enc_stats(r->stacks[cpu]);
-
-			sum.samples += ss->samples;
-			sum.truncated += ss->truncated;
-			sum.failed += ss->failed;
-		}
-		log_info("call stacks: %llu samples, %llu truncated at %d "
-			 "frames, %llu could not be taken",
-			 (unsigned long long)sum.samples,
-			 (unsigned long long)sum.truncated, BTR_STACK_MAX,
-			 (unsigned long long)sum.failed);
-	}
+	if (r->stacks)
+		log_callstacks(r);
 	if (r->counts.clock_skipped)
 		log_debug("%llu clock snapshots skipped: their ring was full",
 			  (unsigned long long)r->counts.clock_skipped);
@@ -594,6 +632,9 @@ static int finish(struct recorder *r)
 		e = flush_encoders(r);
 	if (!e)
 		e = take_clock_snapshot(r);
+	if (!e && r->ustacks)
+		e = ustacks_emit_symbols(r->ustacks, r->data, SEQ_SERVICE_RING,
+					 clocks_boottime_ns());
 	if (!e)
 		e = service_emit_event(r->data, SEQ_SERVICE_RING,
 				       clocks_boottime_ns(), 0);
@@ -617,6 +658,7 @@ static void cleanup(struct recorder *r)
 		callstack_enc_free(r->stacks[cpu]);
 	free(r->stacks);
 	free(r->stack_records);
+	ustacks_free(r->ustacks);
 	procfs_free(r->procs);
 	capture_close(r->cap);
 	ksyms_free(r->ksyms);
