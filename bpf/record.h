@@ -214,7 +214,8 @@ struct btr_cpu_acct {
 	__u64 ustack_truncated; /* user stacks deeper than BTR_USTACK_MAX */
 	__u64 ustack_failed;    /* user stacks of tasks with a user side
 				 * that could not be taken */
-	__u64 ustack_none;      /* sleeps of kernel threads: no user stack */
+	__u64 ustack_none;      /* sleeps of tasks without user memory
+				 * (kernel threads, tasks past exit_mm) */
 };
 
 #define BTR_CHECK_SIZE(t, n)                                                   \

@@ -26,6 +26,9 @@ struct proc_maps {
 	struct hmap procs; /* tgid -> struct proc */
 	int32_t *gone;     /* tgids noted gone in this pass */
 	size_t ngone, gone_cap;
+	struct proc *old;  /* maps read again in this pass: the frames of
+			    * the stack being resolved may point into them */
+	size_t nold, old_cap;
 	uint64_t pass;
 	struct proc_maps_stats st;
 };
@@ -53,6 +56,20 @@ static void proc_clear(struct proc *p)
 	free(p->v);
 	p->v = NULL;
 	p->n = 0;
+}
+
+/* Moves p's maps aside until the end of the pass: the frames of the
+ * stack being resolved may point into them. False when out of memory
+ * (p unchanged). */
+static bool proc_retire(struct proc_maps *pm, struct proc *p)
+{
+	if (grow_array((void **)&pm->old, &pm->old_cap, pm->nold + 1,
+		       sizeof(*pm->old), 8))
+		return false;
+	pm->old[pm->nold++] = *p;
+	p->v = NULL;
+	p->n = 0;
+	return true;
 }
 
 /* One line of a maps file into *m when it is an executable mapping. */
@@ -92,7 +109,7 @@ static int cmp_start(const void *a, const void *b)
 	return x->pm.start < y->pm.start ? -1 : x->pm.start > y->pm.start;
 }
 
-/* (Re)reads the maps of tgid into p; false when they cannot be read. */
+/* Reads the maps of tgid into p (empty); false when they cannot be read. */
 static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 {
 	char path[96], *line = NULL;
@@ -100,7 +117,6 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 	struct user_map m;
 	FILE *f;
 
-	proc_clear(p);
 	cap = 0;
 	p->pass = pm->pass;
 	pm->st.reads++;
@@ -122,10 +138,12 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 	}
 	free(line);
 	fclose(f);
-	if (!p->n)
+	if (!p->n) {
 		pm->st.failed++; /* e.g. an exited process's empty maps */
+		return false;
+	}
 	qsort(p->v, p->n, sizeof(*p->v), cmp_start);
-	return p->n > 0;
+	return true;
 }
 
 static const struct user_map *search(const struct proc *p, uint64_t pc)
@@ -161,7 +179,8 @@ const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 	m = search(p, pc);
 	/* A pc outside the known maps: a library mapped since. Not for a
 	 * process that is gone: its maps are the ones it had. */
-	if (!m && !p->gone && p->pass != pm->pass && read_maps(pm, tgid, p))
+	if (!m && !p->gone && p->pass != pm->pass && proc_retire(pm, p) &&
+	    read_maps(pm, tgid, p))
 		m = search(p, pc);
 	return m;
 }
@@ -191,6 +210,9 @@ void proc_maps_end_pass(struct proc_maps *pm)
 		}
 	}
 	pm->ngone = 0;
+	for (i = 0; i < pm->nold; i++)
+		proc_clear(&pm->old[i]);
+	pm->nold = 0;
 	pm->pass++;
 }
 
@@ -210,6 +232,9 @@ void proc_maps_free(struct proc_maps *pm)
 	for (i = 0; hmap_next(&pm->procs, &i, &k, &v);)
 		proc_clear(v);
 	hmap_free(&pm->procs);
+	for (i = 0; i < pm->nold; i++)
+		proc_clear(&pm->old[i]);
+	free(pm->old);
 	free(pm->gone);
 	free(pm);
 }

@@ -564,7 +564,8 @@ static void log_callstacks(struct recorder *r)
 		 (unsigned long long)sum.truncated, BTR_STACK_MAX,
 		 (unsigned long long)sum.failed);
 	log_info("user stacks: %llu truncated at %d frames, %llu could not be "
-		 "taken, %llu of kernel threads (none); %llu frames, %llu in "
+		 "taken, %llu without user memory (kernel threads, exiting "
+		 "tasks); %llu frames, %llu in "
 		 "no known mapping, %llu unnamed",
 		 (unsigned long long)sum.user_truncated, BTR_USTACK_MAX,
 		 (unsigned long long)sum.user_failed,
@@ -600,7 +601,7 @@ static void report_accounting(struct recorder *r)
 			log_debug("cpu %u: %llu call stacks taken, %llu "
 				  "truncated, %llu could not be taken; user "
 				  "stacks %llu truncated, %llu could not be "
-				  "taken, %llu of kernel threads", cpu,
+				  "taken, %llu without user memory", cpu,
 				  (unsigned long long)acct[cpu].runs[BTR_PROG_STACK],
 				  (unsigned long long)acct[cpu].stack_truncated,
 				  (unsigned long long)acct[cpu].stack_failed,
