@@ -274,7 +274,10 @@ fp_reader() {
 	[ "$(kind_lines perf_sample 1 "$TMP/fpm.txt")" = "$(kind_lines perf_sample 1 "$W/fp.txt" "$W/fp.txt")" ]
 	t=$(fp_reader)
 	[ "$(grep " perf_sample " "$TMP/fpm.txt" | grep " tid=$t " | grep -c ",inner_fn,middle_fn,outer_fn,reader_main")" -ge $((2 * ROUNDS)) ]
-	protoc_decode "$TMP/fpm.pb"
-	[ "$(grep -c "module_symbols {" "$TMP/decoded.txt")" -eq \
-	  $((2 * $(protoc --decode=perfetto.protos.Trace -I"$PROTOS_DIR" "$PROTOS_DIR/perfetto/trace.proto" <"$W/fp.pb" | grep -c "module_symbols {"))) ]
+	# the ModuleSymbols of both inputs, after their samples (on sync's
+	# timeline too): dump lists them
+	[ "$(kind_lines module_symbols 1 "$TMP/fpm.txt")" = "$(kind_lines module_symbols 1 "$W/fp.txt" "$W/fp.txt")" ]
+	grep -q " module_symbols path=$(readlink -f "$TOOLS/fpstacks") " "$TMP/fpm.txt"
+	awk '$3 == "perf_sample" && $1 > s { s = $1 } $3 == "module_symbols" && (m == "" || $1 < m) { m = $1 }
+		END { print "last sample " s ", first module_symbols " m; exit !(m != "" && m >= s) }' "$TMP/fpm.txt"
 }
