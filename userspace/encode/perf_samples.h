@@ -8,10 +8,12 @@
  * - One packet per sample: timestamp (given by the caller, already on the
  *   trace clock), PerfSample {pid, tid, cpu when known, callstack_iid,
  *   cpu_mode, unwind_error when set}, and the InternedData entries the sample uses for the first
- *   time: function_names, mapping_paths + mappings (one per dso, its path as
- *   one string, no address range: trace_processor interns it by name),
- *   frames (one per (mapping, function), rel_pc 0), callstacks (frame iids
- *   root first). iids count from 1 in each table. Memory grows with the
+ *   time: function_names, mapping_paths (each path as one string),
+ *   build_ids, mappings (a frame without perf_mapping: one per dso, no
+ *   address range, trace_processor interns it by name; with one: one per
+ *   (path, build id, range, offsets, load bias)), frames (one per
+ *   (mapping, function, rel_pc), rel_pc 0 for a dso alone), callstacks
+ *   (frame iids root first). iids count from 1 in each table. Memory grows with the
  *   distinct strings, frames, callstacks and threads, not with samples.
  * - Names, when enabled: after a sample whose (tid, comm) is new, a
  *   ProcessTree packet with Thread {tid, tgid = pid, name = comm}, and for a

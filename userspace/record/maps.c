@@ -80,7 +80,7 @@ static bool parse_line(struct proc_maps *pm, char *line, struct user_map *m)
 	int pos = 0;
 	char *path, *nl;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*u %n", &start, &end, perms,
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms,
 		   &off, &pos) < 4 || !pos || perms[2] != 'x' || end <= start)
 		return false;
 	path = line + pos;
