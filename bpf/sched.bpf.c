@@ -347,8 +347,9 @@ static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
 }
 
 /* --callstacks: every sleeping (S or D) switch-out gets its kernel and
- * user stacks. */
+ * (unless --callstacks=kernel) user stacks. */
 const volatile bool callstacks = false;
+const volatile bool user_stacks = false;
 
 /* Per-CPU scratch for a stack record: each bpf_get_stack() may write one
  * frame more than the record holds, to tell a full stack from a truncated
@@ -438,7 +439,7 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	}
 	/* A user stack only under a whole kernel one: joined to a cut or
 	 * missing kernel stack it would make a wrong call path. */
-	if (!b->s.flags)
+	if (!b->s.flags && user_stacks)
 		nu = user_stack(ctx, prev, b, (__u32)n, a);
 	b->s.nr = (__u32)n;
 	b->s.nr_user = nu;

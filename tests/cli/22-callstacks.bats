@@ -157,6 +157,20 @@ pairs() {
 	[ "$(grep " perf_sample " "$TMP/merged.txt" | grep -c "stack=?")" -eq 0 ]
 }
 
+@test "callstacks: --callstacks=kernel takes the kernel stacks alone" {
+	local t
+	"$BTR" --callstacks=kernel -o "$TMP/k.pb" -- "$TOOLS/fpstacks" "$ROUNDS" >"$TMP/k.out" 2>"$TMP/k.err"
+	grep "user stacks:" "$TMP/k.err"
+	grep -q "user stacks: 0 truncated at 64 frames, 0 could not be taken, 0 without user memory .*; 0 frames" "$TMP/k.err"
+	"$BTR" dump "$TMP/k.pb" >"$TMP/k.txt"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/k.out")
+	[ "$(grep " perf_sample " "$TMP/k.txt" | grep -c " tid=$t .*stack=__schedule,.*,entry_SYSCALL_64_after_hwframe$")" -ge "$ROUNDS" ]
+	! grep " perf_sample " "$TMP/k.txt" | grep -q "inner_fn" || false
+	! grep -q " module_symbols " "$TMP/k.txt" || false
+	run "$BTR" --callstacks=user -o "$TMP/x.pb" -- true
+	[ "$status" -eq 64 ]
+}
+
 @test "callstacks: off by default" {
 	record_cmd -q -- "$TOOLS/waits" 2
 	dump_trace "$TMP/trace.pb"

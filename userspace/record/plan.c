@@ -19,7 +19,8 @@ int plan_make(struct plan *p, struct record_opts *o)
 		.page = (uint64_t)sysconf(_SC_PAGESIZE),
 		.extra = (o->blocked_mode != BTR_BLOCKED_NONE || o->callstacks ?
 				  BUDGET_KERNEL_SYMBOLS : 0) +
-			 (o->callstacks ? BUDGET_USER_STACKS : 0),
+			 (o->callstacks && !o->kernel_stacks_only ?
+				  BUDGET_USER_STACKS : 0),
 	};
 	struct cpus c;
 	char err[256];

@@ -297,6 +297,7 @@ static int setup(struct recorder *r)
 		.force_raw_tp = r->o.force_raw_tp,
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.callstacks = r->o.callstacks,
+		.user_stacks = r->o.callstacks && !r->o.kernel_stacks_only,
 		.on_record = on_record,
 		.ctx = r,
 	};
@@ -414,7 +415,8 @@ static int start(struct recorder *r)
 		log_debug("cannot raise the reader's priority: %s", strerror(errno));
 	/* Loaded, attached, output open: keep only what snapshot files
 	 * need (their hand-over to the sudo user). */
-	e = privileges_drop(getenv("SUDO_UID") != NULL, r->o.callstacks);
+	e = privileges_drop(getenv("SUDO_UID") != NULL,
+			    r->o.callstacks && !r->o.kernel_stacks_only);
 	if (e)
 		log_warn("cannot drop privileges: %s", strerror(-e));
 	return 0;
