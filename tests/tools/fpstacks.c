@@ -5,12 +5,15 @@
  * byte a round after a pause. Built with frame pointers and without
  * inlining (the Makefile's flags for this file), so that a frame-pointer
  * walk from the system call finds inner_fn, middle_fn, outer_fn and
- * reader_main in that order. Prints, after the work is done:
+ * reader_main in that order. Each round the main thread waits until the
+ * reader sleeps (its state in /proc) before it writes, so that every
+ * round blocks. Prints, after the work is done:
  *   fpstacks reader=TID rounds=N
  * Usage: fpstacks [ROUNDS]. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +80,31 @@ __attribute__((noinline)) static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* Waits (up to 5 s) until the reader thread sleeps. */
+static void wait_sleeping(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	char path[64], buf[256], *p;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		nanosleep(&ms, NULL);
+		if (!reader_tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+			 (int)reader_tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		p = p ? strrchr(buf, ')') : NULL;
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct timespec pause = { 0, 20 * 1000000 };
@@ -90,6 +118,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < rounds; i++) {
 		nanosleep(&pause, NULL);
+		wait_sleeping();
 		if (write(pipefd[1], "x", 1) != 1)
 			return 1;
 	}
