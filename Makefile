@@ -28,7 +28,7 @@ endif
 # that installs the packages first (record, test, sanitize, bench) builds in
 # a second make invocation, after `deps`. A build without them stops with
 # the names of the missing ones instead of failing to link.
-PKGS      := libbpf libprotobuf-c json-c libarchive zlib libelf libcap
+PKGS      := libbpf libprotobuf-c json-c libarchive zlib libelf libdw libcap
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 PKG_MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
@@ -116,6 +116,11 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+# The user-stack workload: frame pointers and plain calls, whatever the
+# build's optimization (tests/tools/fpstacks.c).
+$(OUT)/tests/fpstacks: override CFLAGS += -O0 -fno-omit-frame-pointer \
+	-fno-inline -fno-optimize-sibling-calls
 
 $(OUT)/tests/%: tests/tools/%.c $(LIB_OBJS) | $(SYNTH_SKELS)
 	$(call msg,CC,$<)

@@ -151,29 +151,42 @@ struct btr_blocked {
 	__u32 io_wait;
 };
 
-/* Frames a BTR_REC_STACK record holds at most. */
+/* Frames a BTR_REC_STACK record holds at most: kernel, then user. */
 #define BTR_STACK_MAX 64
+#define BTR_USTACK_MAX 64
 
 /* btr_stack.flags */
-#define BTR_STACK_TRUNCATED 0x1 /* the stack had more than BTR_STACK_MAX */
-#define BTR_STACK_FAILED 0x2    /* bpf_get_stack() failed: nr is 0 */
+#define BTR_STACK_TRUNCATED 0x1  /* the kernel stack had more than
+				  * BTR_STACK_MAX frames */
+#define BTR_STACK_FAILED 0x2     /* bpf_get_stack() failed: nr is 0 */
+#define BTR_USTACK_TRUNCATED 0x4 /* the user stack had more than
+				  * BTR_USTACK_MAX frames */
+#define BTR_USTACK_FAILED 0x8    /* the user stack of a task with one could
+				  * not be taken: nr_user is 0 */
+#define BTR_USTACK_NONE 0x10     /* no user stack: a kernel thread (or a
+				  * task past exit_mm); not a failure */
 
-/* The kernel call stack of a task going to sleep (--callstacks), after the
- * switch record of its sleeping (S or D) switch-out: `ips` are return
- * addresses, innermost first, as bpf_get_stack() gives them (the first
- * ones are in the tracing code, then __schedule()). Variable length: the
- * record holds BTR_STACK_SIZE(nr) bytes. h.pid is the task (still
- * current); `tgid` its process. */
+/* The call stack of a task going to sleep (--callstacks), after the
+ * switch record of its sleeping (S or D) switch-out: `ips` holds `nr`
+ * kernel return addresses, innermost first, as bpf_get_stack() gives them
+ * (the first ones are in the tracing code, then __schedule()), then
+ * `nr_user` user addresses, innermost first (the first one the task's
+ * user pc, then return addresses found through frame pointers). The user
+ * stack is taken only when the kernel one is whole. Variable length: the
+ * record holds BTR_STACK_SIZE(nr + nr_user) bytes. h.pid is the task
+ * (still current); `tgid` its process. */
 struct btr_stack {
 	struct btr_hdr h;
 	__s32 pid;
 	__s32 tgid;
 	__u32 nr;
-	__u32 flags; /* BTR_STACK_* */
-	__u64 ips[BTR_STACK_MAX];
+	__u32 flags; /* BTR_STACK_*, BTR_USTACK_* */
+	__u32 nr_user;
+	__u32 pad;
+	__u64 ips[BTR_STACK_MAX + BTR_USTACK_MAX];
 };
 
-#define BTR_STACK_SIZE(nr) (40u + 8u * (nr))
+#define BTR_STACK_SIZE(nr) (48u + 8u * (nr))
 
 /* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
  * in the kernel. `seq` matches the request userspace made. */
@@ -198,6 +211,11 @@ struct btr_cpu_acct {
 				* BTR_STACK_MAX (their record is cut) */
 	__u64 stack_failed;    /* stacks that could not be taken (their
 				* record has no frames) */
+	__u64 ustack_truncated; /* user stacks deeper than BTR_USTACK_MAX */
+	__u64 ustack_failed;    /* user stacks of tasks with a user side
+				 * that could not be taken */
+	__u64 ustack_none;      /* sleeps of tasks without user memory
+				 * (kernel threads, tasks past exit_mm) */
 };
 
 #define BTR_CHECK_SIZE(t, n)                                                   \
@@ -212,6 +230,6 @@ BTR_CHECK_SIZE(btr_exec, 160);
 BTR_CHECK_SIZE(btr_exit, 56);
 BTR_CHECK_SIZE(btr_clock, 56);
 BTR_CHECK_SIZE(btr_blocked, 40);
-BTR_CHECK_SIZE(btr_stack, BTR_STACK_SIZE(BTR_STACK_MAX));
+BTR_CHECK_SIZE(btr_stack, BTR_STACK_SIZE(BTR_STACK_MAX + BTR_USTACK_MAX));
 
 #endif

@@ -334,11 +334,14 @@ static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
 	submit(r);
 }
 
-/* --callstacks: every sleeping (S or D) switch-out gets its kernel stack. */
+/* --callstacks: every sleeping (S or D) switch-out gets its kernel and
+ * (unless --callstacks=kernel) user stacks. */
 const volatile bool callstacks = false;
+const volatile bool user_stacks = false;
 
-/* Per-CPU scratch for a stack record: bpf_get_stack() writes one frame
- * more than a record holds, to tell a full stack from a truncated one. */
+/* Per-CPU scratch for a stack record: each bpf_get_stack() may write one
+ * frame more than the record holds, to tell a full stack from a truncated
+ * one. */
 struct stack_buf {
 	struct btr_stack s;
 	__u64 extra;
@@ -351,17 +354,53 @@ struct {
 	__type(value, struct stack_buf);
 } stack_buf SEC(".maps");
 
-/* After the switch record of a task going to sleep: its kernel call stack,
- * built in the scratch and copied into the ring with only the frames it
- * has (bpf_ringbuf_output, as a reservation's size must be constant).
- * Truncated and failed stacks are counted, and flagged on their record. */
+#define PF_KTHREAD 0x00200000
+
+/* The user stack of prev (current), after its n kernel frames: through
+ * frame pointers, as deep as BTR_USTACK_MAX. Kernel threads have none,
+ * which is not a failure. Returns the frames taken. */
+static __always_inline __u32 user_stack(void *ctx, struct task_struct *prev,
+					struct stack_buf *b, __u32 n,
+					struct btr_cpu_acct *a)
+{
+	long m;
+
+	if ((BPF_CORE_READ(prev, flags) & PF_KTHREAD) ||
+	    !BPF_CORE_READ(prev, mm)) {
+		b->s.flags |= BTR_USTACK_NONE;
+		a->ustack_none++;
+		return 0;
+	}
+	if (n > BTR_STACK_MAX) /* for the verifier: n is at most that */
+		return 0;
+	m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
+			  BPF_F_USER_STACK);
+	if (m < 0) {
+		b->s.flags |= BTR_USTACK_FAILED;
+		a->ustack_failed++;
+		return 0;
+	}
+	m /= sizeof(__u64);
+	if (m > BTR_USTACK_MAX) {
+		m = BTR_USTACK_MAX;
+		b->s.flags |= BTR_USTACK_TRUNCATED;
+		a->ustack_truncated++;
+	}
+	return (__u32)m;
+}
+
+/* After the switch record of a task going to sleep: its kernel then user
+ * call stack, built in the scratch and copied into the ring with only the
+ * frames it has (bpf_ringbuf_output, as a reservation's size must be
+ * constant). Truncated and failed stacks are counted, and flagged on
+ * their record. Returns the kernel frames, *taken their number. */
 static __always_inline const __u64 *do_stack(void *ctx,
 					     struct task_struct *prev,
 					     __s64 report, long *taken)
 {
 	struct btr_cpu_acct *a;
 	struct stack_buf *b;
-	__u32 zero = 0, cpu, size;
+	__u32 zero = 0, cpu, size, nu = 0;
 	void *ring;
 	long n;
 
@@ -372,8 +411,7 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	b = bpf_map_lookup_elem(&stack_buf, &zero);
 	if (!a || !b)
 		return NULL;
-	n = bpf_get_stack(ctx, b->s.ips, sizeof(b->s.ips) + sizeof(b->extra),
-			  0);
+	n = bpf_get_stack(ctx, b->s.ips, (BTR_STACK_MAX + 1) * 8, 0);
 	b->s.flags = 0;
 	if (n < 0) {
 		n = 0;
@@ -387,7 +425,13 @@ static __always_inline const __u64 *do_stack(void *ctx,
 			a->stack_truncated++;
 		}
 	}
+	/* A user stack only under a whole kernel one: joined to a cut or
+	 * missing kernel stack it would make a wrong call path. */
+	if (!b->s.flags && user_stacks)
+		nu = user_stack(ctx, prev, b, (__u32)n, a);
 	b->s.nr = (__u32)n;
+	b->s.nr_user = nu;
+	b->s.pad = 0;
 	b->s.pid = BPF_CORE_READ(prev, pid);
 	b->s.tgid = BPF_CORE_READ(prev, tgid);
 	b->s.h.ts = bpf_ktime_get_boot_ns();
@@ -396,7 +440,7 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	b->s.h.type = BTR_REC_STACK;
 	b->s.h.common_flags = 0;
 	b->s.h.pad = 0;
-	size = BTR_STACK_SIZE((__u32)n);
+	size = BTR_STACK_SIZE((__u32)n + nu);
 	if (size > sizeof(b->s))
 		size = sizeof(b->s);
 	cpu = bpf_get_smp_processor_id();

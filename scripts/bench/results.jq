@@ -125,6 +125,10 @@ drops as $dr |
 		"bpftrace-rec-alt": (if $calt.rounds > 0 then $calt + {bpf_ratio_to_floor: (div($calt.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
 		"bpftrace-rec-all": (if $call.rounds > 0 then $call + {bpf_ratio_to_floor: (div($call.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
 		"bpftrace-rec-stacks": (if $cstk.rounds > 0 then $cstk + {bpf_ratio_to_floor: (div($cstk.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000))} else null end),
+		# on the pipe load every switch-out is a sleep (S): --callstacks'
+		# sched_switch cost over the default's is its cost per sleeping
+		# switch-out (target <= 3)
+		stacks_switch_ratio: (if $cstk.rounds > 0 then div($cstk.bpf_ns_sched_switch; $crec.bpf_ns_sched_switch) | rnd(100) else null end),
 		note: "BPF ns per sched_switch/sched_waking run, kernel.bpf_stats_enabled=1 (its own overhead included); reader = recorder process CPU (user+sys) from attach to exit, per event recorded"
 	},
 	output_size: $sz,

@@ -31,7 +31,9 @@
 # BTR_BIN_ALT=path adds a contestant "bpftrace-rec-alt" (another build of
 # the recorder, e.g. with a change to bpf/sched.bpf.c) to phases 1 and 2,
 # and to phase 7 (report: its CPU time, its speedup, whether its JSON is
-# the same), for before/after numbers in one invocation. Load sizes: PIPE_LOOPS,
+# the same), for before/after numbers in one invocation; BTR_ALT_ARGS are
+# its recording options (e.g. --callstacks, to price a change to the call
+# stacks). Load sizes: PIPE_LOOPS,
 # HACKBENCH_ARGS, COST_LOOPS, COST_ROUNDS, CAPTURE_S, LOAD_S, LOAD_RATES,
 # CLOCK_N, ENC_T.
 set -euo pipefail
@@ -71,6 +73,8 @@ fi
 RESULTS=${RESULTS:-$OUT/bench-results.json}
 PHASES=${PHASES:-overhead cost encoder drops offline report manycore}
 BIN_ALT=${BTR_BIN_ALT:-}
+# shellcheck disable=SC2206
+ALT_ARGS=(${BTR_ALT_ARGS:-})
 BIN=${BTR_BIN:-$OUT/bpftrace-rec}
 TOOLS=${BTR_TOOLS:-$OUT/tests}
 FLOOR=${BTR_FLOOR:-$OUT/bench/floor}
@@ -133,8 +137,10 @@ fi
 # --blocked-reason all: a kernel stack walk at every S or D switch-out
 # (the default takes D sleeps only, which the loads here barely have)
 CONTESTANTS+=(bpftrace-rec-all)
-# --callstacks: a kernel stack record at every S or D switch-out
-CONTESTANTS+=(bpftrace-rec-stacks)
+# --callstacks: a kernel and user stack record at every S or D switch-out,
+# beside what users would run for the same stacks: perf record of
+# sched_switch with call graphs
+CONTESTANTS+=(bpftrace-rec-stacks perf-stacks)
 WORKLOADS=(pipe hackbench)
 
 # The bpftrace contestant: the same two events, every field, as text.
@@ -183,11 +189,13 @@ run_contestant() {
 	case $c in
 	none) timeout $RUN_TIMEOUT $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec) timeout $RUN_TIMEOUT "$BIN" -o "$WORK/rec-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
-	bpftrace-rec-alt) timeout $RUN_TIMEOUT "$BIN_ALT" -o "$WORK/alt-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
+	bpftrace-rec-alt) timeout $RUN_TIMEOUT "$BIN_ALT" "${ALT_ARGS[@]}" -o "$WORK/alt-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec-all) timeout $RUN_TIMEOUT "$BIN" --blocked-reason all -o "$WORK/all-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace-rec-stacks) timeout $RUN_TIMEOUT "$BIN" --callstacks -o "$WORK/stacks-$w.pb" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	perf) timeout $RUN_TIMEOUT "$PERF" record -q -o "$WORK/perf-$w.data" \
 		-e sched:sched_switch -e sched:sched_waking -a -- $cmd >"$out" 2>&1 || rc=$? ;;
+	perf-stacks) timeout $RUN_TIMEOUT "$PERF" record -q -g -o "$WORK/perfg-$w.data" \
+		-e sched:sched_switch -a -- $cmd >"$out" 2>&1 || rc=$? ;;
 	bpftrace) timeout $RUN_TIMEOUT bpftrace -o /dev/null -e "$BT_PROG" -c "$cmd" >"$out" 2>&1 || rc=$? ;;
 	floor) timeout $RUN_TIMEOUT "$FLOOR" -- $cmd >"$out" 2>&1 || rc=$? ;;
 	esac
@@ -285,7 +293,7 @@ cost_run() {
 	rm -f "$ru"
 	case $c in
 	bpftrace-rec) "$TOOLS/bench_rusage" "$ru" "$BIN" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
-	bpftrace-rec-alt) "$TOOLS/bench_rusage" "$ru" "$BIN_ALT" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
+	bpftrace-rec-alt) "$TOOLS/bench_rusage" "$ru" "$BIN_ALT" "${ALT_ARGS[@]}" -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	bpftrace-rec-all) "$TOOLS/bench_rusage" "$ru" "$BIN" --blocked-reason all -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	bpftrace-rec-stacks) "$TOOLS/bench_rusage" "$ru" "$BIN" --callstacks -o "$WORK/cost.pb" >"$out" 2>&1 & ;;
 	floor) "$TOOLS/bench_rusage" "$ru" "$FLOOR" >"$out" 2>&1 & ;;

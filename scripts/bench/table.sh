@@ -27,7 +27,7 @@ if has .overhead; then
 	section "1. Overhead: wall = the workload's own time, CPU = its user+sys; medians of rounds; ratios = medians of per-round ratios to none"
 	jq -r '["workload", "contestant", "wall s", "spread", "ratio", "ratio min..max", "overhead", "CPU s", "spread", "CPU ratio", "min..max", "lost"],
 		(.overhead | to_entries[] | .key as $w | .value as $o |
-		 ["none", "floor", "bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-stacks", "bpftrace-rec-alt", "perf", "bpftrace"][] as $c |
+		 ["none", "floor", "bpftrace-rec", "bpftrace-rec-all", "bpftrace-rec-stacks", "bpftrace-rec-alt", "perf", "perf-stacks", "bpftrace"][] as $c |
 		 select($o | has($c)) | $o[$c] |
 		 [$w, $c, (.median_s | tostring), "\(.spread_pct)%", "x\(.ratio)", "\(.ratio_min)..\(.ratio_max)",
 		  (if .overhead_pct == null then "-" else "\(.overhead_pct)%" end),
@@ -46,6 +46,7 @@ if has '.cost_per_event["bpftrace-rec"].rounds > 0 // null'; then
 		["bpftrace-rec / floor", "x\($c.bpf_ratio_to_floor)", "", "", "", "", "", ""],
 		(if $c["bpftrace-rec-all"] then ["bpftrace-rec-all / floor", "x\($c["bpftrace-rec-all"].bpf_ratio_to_floor)", "", "", "", "", "", ""] else empty end),
 		(if $c["bpftrace-rec-stacks"] then ["bpftrace-rec-stacks / floor", "x\($c["bpftrace-rec-stacks"].bpf_ratio_to_floor)", "", "", "", "", "", ""] else empty end),
+		(if $c["bpftrace-rec-stacks"] then ["stacks / default, sched_switch (a sleeping switch-out each)", "", "x\($c.stacks_switch_ratio)", "", "", "", "", ""] else empty end),
 		(if $c["bpftrace-rec-alt"] then ["bpftrace-rec-alt / floor", "x\($c["bpftrace-rec-alt"].bpf_ratio_to_floor)", "", "", "", "", "", ""] else empty end)
 		| @tsv' "$F" | columns
 fi

@@ -169,8 +169,8 @@ follows_switch() {
 	"$BTR" sync -q -o "$TMP/merged.pb" "$W/all.pb" "$W/raw.pb"
 	"$BTR" dump "$TMP/merged.pb" >"$TMP/merged.txt"
 	local want got
-	want=$(cat "$W/all.txt" "$W/raw.txt" | awk '$3 == "sched_blocked_reason" { $1 = ""; $2 = ""; print }' | sort)
-	got=$(awk '$3 == "sched_blocked_reason" { $1 = ""; $2 = ""; print }' "$TMP/merged.txt" | sed 's/ machine_id=[0-9]*//' | sort)
+	want=$(kind_lines sched_blocked_reason 2 "$W/all.txt" "$W/raw.txt")
+	got=$(kind_lines sched_blocked_reason 2 "$TMP/merged.txt")
 	[ -n "$want" ]
 	[ "$got" = "$want" ]
 	# and they still follow their switch-outs on the timeline of sync

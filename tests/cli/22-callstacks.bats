@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Off-CPU call stacks (--callstacks): each sleeping (S or D) switch-out is
-# followed by the kernel stack of the task going to sleep, written as a
+# followed by the kernel and user stacks of the task going to sleep, written as a
 # PerfSample (trace_processor's perf_sample and stack_profile_callsite
 # tables, the UI's flame graph). The workload (tests/tools/waits.c) sleeps
 # in nanosleep, on an empty pipe and in FUTEX_WAIT: their stacks must go
@@ -21,8 +21,12 @@ setup_file() {
 	# with blocked reasons of S sleeps too: one stack walk serves both
 	"$BTR" --callstacks --blocked-reason all -o "$W/both.pb" -- "$TOOLS/waits" "$ROUNDS" \
 		>"$W/both.out" 2>"$W/both.err" || fail "record failed: $(cat "$W/both.err")"
+	# user stacks: a frame-pointer workload blocking in known functions
+	"$BTR" --callstacks -o "$W/fp.pb" -- "$TOOLS/fpstacks" "$ROUNDS" \
+		>"$W/fp.out" 2>"$W/fp.err" || fail "record failed: $(cat "$W/fp.err")"
+	cp "$W/fp.pb" "$W/fp2.pb"
 	local t
-	for t in btf raw both; do
+	for t in btf raw both fp; do
 		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
 	done
 }
@@ -116,7 +120,7 @@ pairs() {
 	trunc=$(grep " perf_sample " "$W/btf.txt" | grep -c "unwind_error=MAX_FRAMES_EXCEEDED" || true)
 	fail=$(grep " perf_sample " "$W/btf.txt" | grep -vc " stack=" || true)
 	line=$(grep "call stacks:" "$W/btf.err")
-	echo "$line"
+	echo "$line / dump: $n samples, $trunc truncated, $fail without stack"
 	[ "$line" = "bpftrace-rec: call stacks: $n samples, $trunc truncated at 64 frames, $fail could not be taken" ]
 	[ "$(stat_value "$W/btf.pb" perf_samples)" -eq "$n" ]
 	[ "$(stat_value "$W/btf.pb" perf_samples_stack_truncated)" -eq "$trunc" ]
@@ -146,11 +150,25 @@ pairs() {
 	"$BTR" sync -q -o "$TMP/merged.pb" "$W/btf.pb" "$W/raw.pb"
 	"$BTR" dump "$TMP/merged.pb" >"$TMP/merged.txt"
 	local want got
-	want=$(cat "$W/btf.txt" "$W/raw.txt" | awk '$3 == "perf_sample" { $1 = ""; print }' | sed 's/ callstack_iid=[0-9]*//' | sort)
-	got=$(awk '$3 == "perf_sample" { $1 = ""; print }' "$TMP/merged.txt" | sed 's/ machine_id=[0-9]*//; s/ callstack_iid=[0-9]*//' | sort)
+	want=$(kind_lines perf_sample 1 "$W/btf.txt" "$W/raw.txt")
+	got=$(kind_lines perf_sample 1 "$TMP/merged.txt")
 	[ -n "$want" ]
 	[ "$got" = "$want" ]
 	[ "$(grep " perf_sample " "$TMP/merged.txt" | grep -c "stack=?")" -eq 0 ]
+}
+
+@test "callstacks: --callstacks=kernel takes the kernel stacks alone" {
+	local t
+	"$BTR" --callstacks=kernel -o "$TMP/k.pb" -- "$TOOLS/fpstacks" "$ROUNDS" >"$TMP/k.out" 2>"$TMP/k.err"
+	grep "user stacks:" "$TMP/k.err"
+	grep -q "user stacks: 0 truncated at 64 frames, 0 could not be taken, 0 without user memory .*; 0 frames" "$TMP/k.err"
+	"$BTR" dump "$TMP/k.pb" >"$TMP/k.txt"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/k.out")
+	[ "$(grep " perf_sample " "$TMP/k.txt" | grep -c " tid=$t .*stack=__schedule,.*,entry_SYSCALL_64_after_hwframe$")" -ge "$ROUNDS" ]
+	! grep " perf_sample " "$TMP/k.txt" | grep -q "inner_fn" || false
+	! grep -q " module_symbols " "$TMP/k.txt" || false
+	run "$BTR" --callstacks=user -o "$TMP/x.pb" -- true
+	[ "$status" -eq 64 ]
 }
 
 @test "callstacks: off by default" {
@@ -193,4 +211,87 @@ pairs() {
 	read -r n bad <<<"$r"
 	[ "$n" -ge $((3 * ROUNDS)) ]
 	[ "$bad" -eq 0 ]
+}
+
+# The frame-pointer workload (tests/tools/fpstacks.c): its reader thread
+# blocks on a pipe in inner_fn, called by middle_fn, outer_fn, reader_main.
+fp_reader() {
+	sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$W/fp.out"
+}
+
+@test "user stacks: the reader's stacks hold its functions in order, after the kernel's" {
+	local t n
+	t=$(fp_reader)
+	[ -n "$t" ]
+	stacks "$t" fp | sort | uniq -c
+	n=$(stacks "$t" fp | grep -Ec "^__schedule,schedule,.*pipe_read,.*,inner_fn,middle_fn,outer_fn,reader_main(,|$)")
+	[ "$n" -ge "$ROUNDS" ]
+	# dump --json gives the same stacks
+	"$BTR" dump --json "$W/fp.pb" >"$W/fp.json"
+	[ "$(jq -r "select(.kind == \"perf_sample\" and .tid == $t) | .stack | join(\",\")" "$W/fp.json")" = \
+	  "$(stacks "$t" fp)" ]
+}
+
+@test "user stacks: samples pair with sleeping switch-outs, failures and kernel threads counted" {
+	local n s bad line ut uf kt kn
+	read -r n s bad < <(pairs fp)
+	echo "fp: $n samples, $s sleeping switch-outs, $bad misplaced"
+	[ "$n" -eq "$s" ]
+	[ "$bad" -eq 0 ]
+	line=$(grep "user stacks:" "$W/fp.err")
+	echo "$line"
+	read -r ut uf kt < <(echo "$line" | sed -n 's/.*user stacks: \([0-9]*\) truncated at 64 frames, \([0-9]*\) could not be taken, \([0-9]*\) without user memory.*/\1 \2 \3/p')
+	[ -n "$kt" ]
+	# a user stack that could not be taken leaves the kernel frames and
+	# unwind_error UNKNOWN: the stats count them
+	[ "$(stat_value "$W/fp.pb" perf_samples_without_user_stack)" -eq "$uf" ]
+	[ "$(grep " perf_sample " "$W/fp.txt" | grep " stack=" | grep -c "unwind_error=UNKNOWN" || true)" -eq "$uf" ]
+	[ "$(stat_value "$W/fp.pb" perf_samples_stack_truncated)" -ge "$ut" ]
+	# samples with a stack = sleeping switch-outs minus the counted failures
+	[ "$(grep " perf_sample " "$W/fp.txt" | grep -c " stack=__schedule,")" -eq \
+	  $((s - $(stat_value "$W/fp.pb" perf_samples_without_stack))) ]
+	# kernel threads: stacks that end in the kernel's thread start, with no
+	# error (no user stack is not a failure); the summary counts them with
+	# the tasks past exit_mm (no user memory either)
+	kn=$(grep " perf_sample " "$W/fp.txt" | grep -Ec "stack=.*,kthread,ret_from_fork(_asm)?$" || true)
+	echo "kernel thread samples: $kn (summary, with exiting tasks: $kt)"
+	[ "$kn" -le "$kt" ]
+	[ "$(grep " perf_sample " "$W/fp.txt" | grep -E "stack=.*,kthread,ret_from_fork(_asm)?$" | grep -c "unwind_error" || true)" -eq 0 ]
+}
+
+@test "user stacks: mappings with build ids, rel_pc in the ELF's addresses, ModuleSymbols" {
+	local bin inner size got
+	bin=$(readlink -f "$TOOLS/fpstacks")
+	protoc_decode "$W/fp.pb"
+	! grep -qE "^ *[0-9]+: " "$TMP/decoded.txt" || false
+	grep -q "build_ids {" "$TMP/decoded.txt"
+	grep -q "exact_offset: " "$TMP/decoded.txt"
+	grep -q "str: \"$bin\"" "$TMP/decoded.txt"
+	# the workload's ModuleSymbols: its path, its build id (as readelf
+	# gives it), and inner_fn at a rel_pc inside inner_fn as nm places it
+	awk -v p="path: \"$bin\"" '$0 ~ /module_symbols {/ { m = 1; keep = 0 }
+		m && index($0, p) { keep = 1 } keep' "$TMP/decoded.txt" >"$TMP/ms.txt"
+	grep -q "build_id: \"$(readelf -n "$bin" | sed -n 's/.*Build ID: //p')\"" "$TMP/ms.txt"
+	got=$(awk '/address:/ { a = $2 } /function_name: "inner_fn"/ { print a; exit }' "$TMP/ms.txt")
+	read -r inner size < <(nm -S "$bin" | awk '$4 == "inner_fn" { print $1, $2 }')
+	inner=$((0x$inner))
+	size=$((0x$size))
+	echo "inner_fn rel_pc $got in [$inner, $inner + $size)?"
+	[ -n "$got" ]
+	[ "$got" -gt "$inner" ] && [ "$got" -lt $((inner + size)) ]
+}
+
+@test "user stacks: sync keeps them, and the ModuleSymbols of each input" {
+	local t
+	"$BTR" sync -q -o "$TMP/fpm.pb" "$W/fp.pb" "$W/fp2.pb"
+	"$BTR" dump "$TMP/fpm.pb" >"$TMP/fpm.txt"
+	[ "$(kind_lines perf_sample 1 "$TMP/fpm.txt")" = "$(kind_lines perf_sample 1 "$W/fp.txt" "$W/fp.txt")" ]
+	t=$(fp_reader)
+	[ "$(grep " perf_sample " "$TMP/fpm.txt" | grep " tid=$t " | grep -c ",inner_fn,middle_fn,outer_fn,reader_main")" -ge $((2 * ROUNDS)) ]
+	# the ModuleSymbols of both inputs, after their samples (on sync's
+	# timeline too): dump lists them
+	[ "$(kind_lines module_symbols 1 "$TMP/fpm.txt")" = "$(kind_lines module_symbols 1 "$W/fp.txt" "$W/fp.txt")" ]
+	grep -q " module_symbols path=$(readlink -f "$TOOLS/fpstacks") " "$TMP/fpm.txt"
+	awk '$3 == "perf_sample" && $1 > s { s = $1 } $3 == "module_symbols" && (m == "" || $1 < m) { m = $1 }
+		END { print "last sample " s ", first module_symbols " m; exit !(m != "" && m >= s) }' "$TMP/fpm.txt"
 }

@@ -153,12 +153,12 @@ tracefs_release() {
 
 # Waits (up to 60 s) until the recorder PID records: once its programs are
 # loaded and attached and its output open it drops every capability
-# (CAP_CHOWN is kept under sudo). A loaded machine can take seconds to get
+# (CAP_CHOWN is kept under sudo, CAP_SYS_PTRACE with --callstacks). A loaded machine can take seconds to get
 # there: fixed sleeps would signal a recorder that has not started.
 wait_recording() {
 	local pid=$1 _
 	for _ in $(seq 600); do
-		grep -Eq '^CapEff:[[:space:]]+000000000000000[01]$' "/proc/$pid/status" 2>/dev/null &&
+		grep -Eq '^CapEff:[[:space:]]+00000000000[08]000[01]$' "/proc/$pid/status" 2>/dev/null &&
 			return 0
 		if ! kill -0 "$pid" 2>/dev/null; then
 			fail "recorder $pid exited before recording"
@@ -168,4 +168,15 @@ wait_recording() {
 	done
 	fail "recorder $pid did not start recording within 60 s"
 	return 1
+}
+
+# kind_lines KIND NSKIP FILE...: the lines of kind KIND (third field) of
+# `dump` outputs, their first NSKIP fields (time, cpu) blanked and without
+# machine_id or callstack_iid, sorted: what `sync` must keep of them
+# (machine ids and interning iids are its own to choose).
+kind_lines() {
+	local kind=$1 nskip=$2
+	shift 2
+	awk -v k="$kind" -v n="$nskip" '$3 == k { for (i = 1; i <= n; i++) $i = ""; print }' "$@" |
+		sed 's/ machine_id=[0-9]*//; s/ callstack_iid=[0-9]*//' | sort
 }

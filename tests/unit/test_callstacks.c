@@ -3,7 +3,9 @@
  * sink, decoded with protobuf-c): the timebase defaults on the packet
  * that clears the state, frames trimmed to start in the scheduler and
  * named in the kernel mapping, root first, cut and missing stacks marked,
- * the state cleared again after a reset, bad records refused. */
+ * the state cleared again after a reset, bad records refused; user frames
+ * after the kernel ones in the resolver's mappings (range, offsets, build
+ * id, rel_pc) or in "[unknown]", their losses marked. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -207,8 +209,119 @@ static void test_bad_records(void)
 	coll_free(&c);
 }
 
+/* A process with one mapping, of app at 0x400000..0x401000 from file
+ * offset 0x1000, load bias 0x10; main at its ELF address 0x1010. */
+static const uint8_t app_id[] = { 0xab, 0x00, 0xcd };
+static const struct perf_mapping app = {
+	.path = "/bin/app", .build_id = app_id, .build_id_len = 3,
+	.start = 0x400000, .end = 0x401000, .exact_offset = 0x1000,
+	.load_bias = 0x10,
+};
+
+static bool resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
+		    struct perf_frame *f)
+{
+	(void)ctx;
+	if (tgid != 40 || pc < app.start || pc >= app.end)
+		return false;
+	f->map = &app;
+	f->rel_pc = pc - app.start + app.exact_offset + app.load_bias;
+	f->symbol = leaf ? "leaf_fn" : NULL;
+	return true;
+}
+
+/* The frame of iid in packet p. */
+static const Perfetto__Protos__Frame *frame(const Packet *p, uint64_t iid)
+{
+	size_t i;
+
+	for (i = 0; i < p->interned_data->n_frames; i++)
+		if (p->interned_data->frames[i]->iid == iid)
+			return p->interned_data->frames[i];
+	return NULL;
+}
+
+static void test_user_frames(void)
+{
+	/* two kernel frames, then user: leaf in app, a caller nowhere */
+	static const uint64_t ips[] = { 0x2010, 0x4010, 0x400200, 0x7777 };
+	struct coll c;
+	struct callstack_enc *e;
+	struct btr_stack r = rec(2, 0, ips), cut, failed, kthread;
+	const Perfetto__Protos__Callstack *cs;
+	const Perfetto__Protos__Mapping *m = NULL;
+	const Perfetto__Protos__Frame *f;
+	Packet *p;
+	size_t i;
+
+	r.nr_user = 2;
+	memcpy(r.ips, ips, sizeof(ips));
+	coll_init(&c);
+	e = callstack_enc_new(&c.sink, SEQ, names, NULL, SCHED_START, SCHED_END);
+	callstack_enc_set_user(e, resolve, NULL);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(3)), -EINVAL);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(4)), 0);
+	p = coll_unpack(&c, 0);
+	CHECK(!p->perf_sample->has_unwind_error);
+	cs = p->interned_data->callstacks[0];
+	CHECK_EQ_I64(cs->n_frame_ids, 4); /* root first: user, then kernel */
+	CHECK_STR(fn_name(p, cs->frame_ids[0]), "");
+	CHECK_STR(fn_name(p, cs->frame_ids[1]), "leaf_fn");
+	CHECK_STR(fn_name(p, cs->frame_ids[2]), "do_nanosleep");
+	f = frame(p, cs->frame_ids[1]);
+	CHECK(f && f->has_rel_pc && f->rel_pc == 0x200 + 0x1000 + 0x10);
+	for (i = 0; i < p->interned_data->n_mappings; i++)
+		if (f && p->interned_data->mappings[i]->iid == f->mapping_id)
+			m = p->interned_data->mappings[i];
+	CHECK(m && m->start == 0x400000 && m->end == 0x401000 &&
+	      m->exact_offset == 0x1000 && m->load_bias == 0x10 &&
+	      !m->has_start_offset && m->has_build_id);
+	CHECK_EQ_I64(p->interned_data->n_build_ids, 1);
+	CHECK_EQ_I64(p->interned_data->build_ids[0]->str.len, 3);
+	CHECK(!memcmp(p->interned_data->build_ids[0]->str.data, app_id, 3));
+	/* the pc of no mapping: "[unknown]", rel_pc the pc */
+	f = frame(p, cs->frame_ids[0]);
+	CHECK(f && f->rel_pc == 0x7777);
+	CHECK_EQ_I64(p->interned_data->n_mapping_paths, 3);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_frames, 2);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_unmapped, 1);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_unnamed, 1);
+
+	/* a cut user stack, a failed one, a kernel thread's */
+	cut = r;
+	cut.flags = BTR_USTACK_TRUNCATED;
+	failed = rec(2, BTR_USTACK_FAILED, ips);
+	kthread = rec(2, BTR_USTACK_NONE, ips);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &cut.h, BTR_STACK_SIZE(4)), 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &failed.h, BTR_STACK_SIZE(2)), 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &kthread.h, BTR_STACK_SIZE(2)), 0);
+	p = coll_unpack(&c, 1);
+	CHECK(p->perf_sample->has_unwind_error &&
+	      p->perf_sample->unwind_error ==
+		      PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_MAX_FRAMES_EXCEEDED);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	p = coll_unpack(&c, 2);
+	CHECK(p->perf_sample->has_callstack_iid); /* the kernel frames */
+	CHECK(p->perf_sample->has_unwind_error &&
+	      p->perf_sample->unwind_error ==
+		      PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_UNKNOWN);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	p = coll_unpack(&c, 3);
+	CHECK(p->perf_sample->has_callstack_iid);
+	CHECK(!p->perf_sample->has_unwind_error);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_truncated, 1);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_failed, 1);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_none, 1);
+	CHECK_EQ_I64(callstack_enc_stats(e)->failed, 0);
+	callstack_enc_free(e);
+	coll_free(&c);
+}
+
 int main(void)
 {
+	RUN(test_user_frames);
 	RUN(test_sample);
 	RUN(test_losses);
 	RUN(test_bad_records);

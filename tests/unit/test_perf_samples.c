@@ -212,7 +212,7 @@ static void sample_str(const struct perf_sample *s, char *out,
 
 /* ---- samples ---- */
 
-#define F(sym, dso) { 0x1000, sym, dso }
+#define F(sym, lib) { .address = 0x1000, .symbol = sym, .dso = lib }
 
 static const struct perf_frame stack1[] = {
 	F("A", "/bin/app"), F("B", "/bin/app"), F("main", "/bin/app"),

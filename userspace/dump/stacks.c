@@ -87,9 +87,11 @@ int dump_stacks_intern(struct dump_stacks *s, uint32_t seq,
 	for (i = 0; i < d->n_function_names; i++) {
 		const Perfetto__Protos__InternedString *n = d->function_names[i];
 
+		bool has = n->has_str && n->str.data; /* "" has no data */
+
 		v = slot(s, seq, T_NAME, n->iid);
-		if (!v || !(v->str = strndup(n->has_str ? (char *)n->str.data : "",
-					      n->has_str ? n->str.len : 0)))
+		if (!v || !(v->str = strndup(has ? (char *)n->str.data : "",
+					      has ? n->str.len : 0)))
 			return -ENOMEM;
 	}
 	for (i = 0; i < d->n_frames; i++) {

@@ -1,5 +1,6 @@
 /* BTR_REC_STACK records into PerfSamples (see callstacks.h): the frames
- * are named and trimmed here, the rest is the perf sample encoder's. */
+ * are named, trimmed and given their mappings here, the rest is the perf
+ * sample encoder's. */
 #include "encode/callstacks.h"
 
 #include <errno.h>
@@ -9,12 +10,17 @@
 
 #define KERNEL_MAPPING "/kernel"
 
+/* Where user frames of no known mapping go: rel_pc is the pc. */
+static const struct perf_mapping unknown_mapping = { .path = "[unknown]" };
+
 struct callstack_enc {
 	struct perf_samples *ps;
 	bundle_symbolize_fn fn;
 	void *ctx;
+	callstack_user_fn ufn;
+	void *uctx;
 	uint64_t sched_start, sched_end;
-	struct perf_frame frames[BTR_STACK_MAX];
+	struct perf_frame frames[BTR_STACK_MAX + BTR_USTACK_MAX];
 	struct callstack_enc_stats st;
 };
 
@@ -44,6 +50,13 @@ struct callstack_enc *callstack_enc_new(struct packet_sink *sink,
 	return c;
 }
 
+void callstack_enc_set_user(struct callstack_enc *c, callstack_user_fn fn,
+			    void *ctx)
+{
+	c->ufn = fn;
+	c->uctx = ctx;
+}
+
 /* Index of the first frame in the scheduler, 0 when there is none. */
 static uint32_t first_sched_frame(const struct callstack_enc *c,
 				  const struct btr_stack *r)
@@ -56,6 +69,34 @@ static uint32_t first_sched_frame(const struct callstack_enc *c,
 	return 0;
 }
 
+/* The user frames of r after the n kernel ones in c->frames; their
+ * number. */
+static size_t user_frames(struct callstack_enc *c, const struct btr_stack *r,
+			  size_t n)
+{
+	const __u64 *ips = r->ips + r->nr;
+	uint32_t i;
+
+	for (i = 0; i < r->nr_user; i++) {
+		struct perf_frame *f = &c->frames[n + i];
+
+		*f = (struct perf_frame){ .address = ips[i] };
+		if (!c->ufn || !c->ufn(c->uctx, r->tgid, ips[i], i == 0, f)) {
+			f->map = &unknown_mapping;
+			f->rel_pc = ips[i];
+			f->symbol = NULL;
+			c->st.user_unmapped++;
+		}
+		f->dso = f->map->path;
+		if (!f->symbol) {
+			f->symbol = "";
+			c->st.user_unnamed++;
+		}
+	}
+	c->st.user_frames += r->nr_user;
+	return r->nr_user;
+}
+
 int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 		      const struct btr_hdr *rec, size_t len)
 {
@@ -66,14 +107,15 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 	int err;
 
 	if (!rec || len < BTR_STACK_SIZE(0) || rec->type != BTR_REC_STACK ||
-	    r->nr > BTR_STACK_MAX || len < BTR_STACK_SIZE(r->nr) || r->pid < 0)
+	    r->nr > BTR_STACK_MAX || r->nr_user > BTR_USTACK_MAX ||
+	    len < BTR_STACK_SIZE(r->nr + r->nr_user) || r->pid < 0)
 		return -EINVAL;
 	skip = first_sched_frame(c, r);
 	for (i = skip; i < r->nr; i++) {
 		struct perf_frame *f = &c->frames[i - skip];
 
-		f->address = r->ips[i];
-		f->dso = KERNEL_MAPPING;
+		*f = (struct perf_frame){ .address = r->ips[i],
+					  .dso = KERNEL_MAPPING };
 		f->symbol = c->fn ? c->fn(c->ctx, r->ips[i], &id) : NULL;
 		if (!f->symbol) {
 			f->symbol = "";
@@ -88,9 +130,15 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 		s.nframes = 0;
 		s.has_unwind_error = true;
 		s.unwind_error = PERF_UNWIND_ERROR_UNKNOWN;
-	} else if (r->flags & BTR_STACK_TRUNCATED) {
-		s.has_unwind_error = true;
-		s.unwind_error = PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED;
+	} else {
+		s.nframes += user_frames(c, r, s.nframes);
+		if (r->flags & (BTR_STACK_TRUNCATED | BTR_USTACK_TRUNCATED)) {
+			s.has_unwind_error = true;
+			s.unwind_error = PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED;
+		} else if (r->flags & BTR_USTACK_FAILED) {
+			s.has_unwind_error = true;
+			s.unwind_error = PERF_UNWIND_ERROR_UNKNOWN;
+		}
 	}
 	err = perf_samples_add(c->ps, &s, rec->ts);
 	if (err)
@@ -98,6 +146,9 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 	c->st.samples++;
 	c->st.truncated += !!(r->flags & BTR_STACK_TRUNCATED);
 	c->st.failed += !s.nframes;
+	c->st.user_truncated += !!(r->flags & BTR_USTACK_TRUNCATED);
+	c->st.user_failed += !!(r->flags & BTR_USTACK_FAILED);
+	c->st.user_none += !!(r->flags & BTR_USTACK_NONE);
 	return 0;
 }
 

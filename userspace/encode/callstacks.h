@@ -1,20 +1,29 @@
 /* Off-CPU call stacks (--callstacks): turns the recorder's BTR_REC_STACK
- * records (the kernel stack of a task going to sleep) of one CPU into
- * PerfSamples on a packet sequence of their own, through the perf sample encoder
- * (perf_samples.h), as Perfetto's perf data source writes samples taken on
- * a tracepoint:
+ * records (the kernel and user stacks of a task going to sleep) of one
+ * CPU into PerfSamples on a packet sequence of their own, through the
+ * perf sample encoder (perf_samples.h), as Perfetto's perf data source
+ * writes samples taken on a tracepoint:
  *
  * - the sequence's defaults name the sched/sched_switch tracepoint as the
  *   timebase (TracePacketDefaults.perf_sample_defaults);
- * - each frame is a kernel function named from kallsyms, in the mapping
- *   "/kernel" with no range (what traced_perf writes for kernel frames,
- *   and what trace_processor recognizes as the kernel), cpu_mode kernel;
+ * - each kernel frame is a kernel function named from kallsyms, in the
+ *   mapping "/kernel" with no range (what traced_perf writes for kernel
+ *   frames, and what trace_processor recognizes as the kernel), cpu_mode
+ *   kernel;
  * - the frames of the tracing code above __schedule() are left out: the
  *   stack starts in the scheduler, as perf's for the tracepoint does;
- * - a truncated stack (deeper than BTR_STACK_MAX) is written with
- *   unwind_error MAX_FRAMES_EXCEEDED, a stack that could not be taken with
- *   no callstack and unwind_error UNKNOWN: every sleeping switch-out has
- *   its sample, and every loss shows in the trace.
+ * - the user frames follow (toward the root), each in the mapping of its
+ *   process that holds it, with its rel_pc and function name, as the
+ *   resolver (callstack_user_fn) gives them; a pc no mapping is known for
+ *   goes to the mapping "[unknown]" with rel_pc the pc itself (counted);
+ * - a truncated stack (kernel deeper than BTR_STACK_MAX, or user deeper
+ *   than BTR_USTACK_MAX) is written with unwind_error
+ *   MAX_FRAMES_EXCEEDED; a kernel stack that could not be taken with no
+ *   callstack and unwind_error UNKNOWN; a user stack that could not be
+ *   taken (of a task that has one) with the kernel frames alone and
+ *   unwind_error UNKNOWN. Kernel threads have no user frames and no
+ *   error. Every sleeping switch-out has its sample, and every loss shows
+ *   in the trace.
  *
  * Timestamps are the records' own (CLOCK_BOOTTIME, the trace clock).
  * Not thread-safe. */
@@ -25,6 +34,7 @@
 #include <stdint.h>
 
 #include "encode/bundle.h"
+#include "encode/perf_samples.h"
 #include "output/sink.h"
 #include "record.h"
 
@@ -33,7 +43,20 @@ struct callstack_enc_stats {
 	uint64_t truncated;      /* of which with a cut stack */
 	uint64_t failed;         /* of which with no stack */
 	uint64_t frames_unnamed; /* frames no symbol holds (written "") */
+	uint64_t user_truncated; /* samples with a cut user stack */
+	uint64_t user_failed;    /* samples whose user stack is missing */
+	uint64_t user_none;      /* samples of kernel threads (no user side) */
+	uint64_t user_frames;    /* user frames written */
+	uint64_t user_unmapped;  /* of which in no known mapping */
+	uint64_t user_unnamed;   /* of which without a function name */
 };
+
+/* Resolves the user pc of process tgid: sets f->map (kept valid until the
+ * sample is written), f->rel_pc and f->symbol (NULL: unnamed). `leaf`:
+ * pc is where the task is, else a return address. Returns false when no
+ * mapping of the process holds pc. */
+typedef bool (*callstack_user_fn)(void *ctx, int32_t tgid, uint64_t pc,
+				  bool leaf, struct perf_frame *f);
 
 struct callstack_enc;
 
@@ -46,6 +69,10 @@ struct callstack_enc *callstack_enc_new(struct packet_sink *sink,
 					bundle_symbolize_fn fn, void *ctx,
 					uint64_t sched_start,
 					uint64_t sched_end);
+
+/* User frames are resolved by fn (NULL: each in "[unknown]"). */
+void callstack_enc_set_user(struct callstack_enc *c, callstack_user_fn fn,
+			    void *ctx);
 
 /* Writes the sample of one BTR_REC_STACK record of `len` bytes read from
  * the ring of `cpu`. Returns 0, -EINVAL for a record that is not a whole

@@ -43,7 +43,12 @@ struct ient {
 };
 
 /* The tables whose new entries go into InternedData. */
-enum kind { K_FUNC, K_DSO, K_FRAME, K_STACK, K_COUNT };
+enum kind { K_FUNC, K_PATH, K_BUILD, K_MAP, K_FRAME, K_STACK, K_COUNT };
+
+/* Keys of the mapping and frame tables. */
+enum { MK_PATH, MK_BUILD, MK_START, MK_END, MK_START_OFF, MK_EXACT_OFF,
+       MK_LOAD_BIAS, MK_COUNT };
+enum { FK_MAP, FK_FUNC, FK_REL_PC, FK_COUNT };
 
 struct perf_samples {
 	struct packet_sink *sink;
@@ -190,7 +195,9 @@ static uint64_t *stat_of(struct perf_samples *e, enum kind k)
 {
 	uint64_t *const counters[K_COUNT] = {
 		[K_FUNC] = &e->st.function_names,
-		[K_DSO] = &e->st.mappings,
+		[K_PATH] = &e->st.mapping_paths,
+		[K_BUILD] = &e->st.build_ids,
+		[K_MAP] = &e->st.mappings,
 		[K_FRAME] = &e->st.frames,
 		[K_STACK] = &e->st.callstacks,
 	};
@@ -216,15 +223,43 @@ static int intern(struct perf_samples *e, enum kind k, const void *key,
 	return 0;
 }
 
-/* Frames are interned per (mapping, function). */
+/* Mappings are interned per (path, build id, range, offsets): a dso
+ * alone is a mapping with a name and nothing else. */
+static int intern_mapping(struct perf_samples *e, const struct perf_frame *f,
+			  uint64_t *iid)
+{
+	const struct perf_mapping *m = f->map;
+	const char *path = m ? m->path : f->dso;
+	uint64_t key[MK_COUNT] = { 0 };
+	int err = intern(e, K_PATH, path, strlen(path), &key[MK_PATH]);
+
+	if (!err && m && m->build_id_len)
+		err = intern(e, K_BUILD, m->build_id, m->build_id_len,
+			     &key[MK_BUILD]);
+	if (err)
+		return err;
+	if (m) {
+		key[MK_START] = m->start;
+		key[MK_END] = m->end;
+		key[MK_START_OFF] = m->start_offset;
+		key[MK_EXACT_OFF] = m->exact_offset;
+		key[MK_LOAD_BIAS] = m->load_bias;
+	}
+	return intern(e, K_MAP, key, sizeof(key), iid);
+}
+
+/* Frames are interned per (mapping, function, rel_pc). */
 static int intern_frame(struct perf_samples *e, const struct perf_frame *f,
 			uint64_t *iid)
 {
-	uint64_t key[2]; /* mapping iid, function name iid */
-	int err = intern(e, K_DSO, f->dso, strlen(f->dso), &key[0]);
+	uint64_t key[FK_COUNT] = { 0 };
+	int err = intern_mapping(e, f, &key[FK_MAP]);
 
 	if (!err)
-		err = intern(e, K_FUNC, f->symbol, strlen(f->symbol), &key[1]);
+		err = intern(e, K_FUNC, f->symbol, strlen(f->symbol),
+			     &key[FK_FUNC]);
+	if (!err && f->map)
+		key[FK_REL_PC] = f->rel_pc;
 	if (!err)
 		err = intern(e, K_FRAME, key, sizeof(key), iid);
 	return err;
@@ -289,19 +324,36 @@ static IString **fill_strings(const struct perf_samples *e, enum kind k,
 	return pp;
 }
 
-/* One mapping per dso, named by its mapping_paths entry of the same iid. */
+/* Sets a Mapping field when not 0 (a dso alone has its name only). */
+#define MAP_FIELD(m, f, v)                                                     \
+	do {                                                                   \
+		(m)->has_##f = (v) != 0;                                       \
+		(m)->f = (v);                                                  \
+	} while (0)
+
+/* The queued mappings, each named by one mapping_paths entry. */
 static int fill_mappings(struct perf_samples *e, InternedData *d)
 {
-	size_t i, n = pending(e, K_DSO);
+	size_t i, len, n = pending(e, K_MAP);
 	int err = msg_reserve(&e->maps, &e->pmaps, n, sizeof(Mapping));
 	Mapping *o = e->maps.p, **pp = e->pmaps.p;
 
 	for (i = 0; !err && i < n; i++) {
+		uint64_t iid = pending_iids(e, K_MAP)[i];
+		/* stored 8-byte aligned */
+		uint64_t *key = (uint64_t *)key_of(e, K_MAP, iid, &len);
+
 		perfetto__protos__mapping__init(&o[i]);
 		o[i].has_iid = 1;
-		o[i].iid = pending_iids(e, K_DSO)[i];
+		o[i].iid = iid;
 		o[i].n_path_string_ids = 1;
-		o[i].path_string_ids = (uint64_t *)&pending_iids(e, K_DSO)[i];
+		o[i].path_string_ids = &key[MK_PATH];
+		MAP_FIELD(&o[i], build_id, key[MK_BUILD]);
+		MAP_FIELD(&o[i], start, key[MK_START]);
+		MAP_FIELD(&o[i], end, key[MK_END]);
+		MAP_FIELD(&o[i], start_offset, key[MK_START_OFF]);
+		MAP_FIELD(&o[i], exact_offset, key[MK_EXACT_OFF]);
+		MAP_FIELD(&o[i], load_bias, key[MK_LOAD_BIAS]);
 		pp[i] = &o[i];
 	}
 	d->n_mappings = n;
@@ -314,7 +366,7 @@ static int fill_frames(struct perf_samples *e, InternedData *d)
 	size_t i, len, n = pending(e, K_FRAME);
 	int err = msg_reserve(&e->frames, &e->pframes, n, sizeof(Frame));
 	Frame *o = e->frames.p, **pp = e->pframes.p;
-	uint64_t key[2];
+	uint64_t key[FK_COUNT];
 
 	for (i = 0; !err && i < n; i++) {
 		uint64_t iid = pending_iids(e, K_FRAME)[i];
@@ -324,10 +376,12 @@ static int fill_frames(struct perf_samples *e, InternedData *d)
 		o[i].has_iid = 1;
 		o[i].iid = iid;
 		o[i].has_mapping_id = 1;
-		o[i].mapping_id = key[0];
+		o[i].mapping_id = key[FK_MAP];
 		o[i].has_function_name_id = 1;
-		o[i].function_name_id = key[1];
-		o[i].has_rel_pc = 1; /* required with a mapping; 0: per function */
+		o[i].function_name_id = key[FK_FUNC];
+		/* required with a mapping; 0 for a dso alone: per function */
+		o[i].has_rel_pc = 1;
+		o[i].rel_pc = key[FK_REL_PC];
 		pp[i] = &o[i];
 	}
 	d->n_frames = n;
@@ -360,23 +414,27 @@ static int fill_callstacks(struct perf_samples *e, InternedData *d)
 /* Every entry queued for this packet; false if there is none. */
 static int build_interned(struct perf_samples *e, InternedData *d, bool *any)
 {
-	size_t nf = pending(e, K_FUNC), nd = pending(e, K_DSO);
+	size_t nf = pending(e, K_FUNC), nd = pending(e, K_PATH),
+	       nb = pending(e, K_BUILD);
 	IString *strs;
 	IString **pstrs;
 	int err;
 
-	*any = nf || nd || pending(e, K_FRAME) || pending(e, K_STACK);
+	*any = nf || nd || nb || pending(e, K_MAP) || pending(e, K_FRAME) ||
+	       pending(e, K_STACK);
 	if (!*any)
 		return 0;
-	err = msg_reserve(&e->strs, &e->pstrs, nf + nd, sizeof(IString));
+	err = msg_reserve(&e->strs, &e->pstrs, nf + nd + nb, sizeof(IString));
 	if (err)
 		return err;
 	strs = e->strs.p;
 	pstrs = e->pstrs.p;
 	d->function_names =
 		fill_strings(e, K_FUNC, strs, pstrs, &d->n_function_names);
-	d->mapping_paths = fill_strings(e, K_DSO, strs + nf, pstrs + nf,
+	d->mapping_paths = fill_strings(e, K_PATH, strs + nf, pstrs + nf,
 					&d->n_mapping_paths);
+	d->build_ids = fill_strings(e, K_BUILD, strs + nf + nd,
+				    pstrs + nf + nd, &d->n_build_ids);
 	err = fill_mappings(e, d);
 	if (!err)
 		err = fill_frames(e, d);

@@ -8,10 +8,12 @@
  * - One packet per sample: timestamp (given by the caller, already on the
  *   trace clock), PerfSample {pid, tid, cpu when known, callstack_iid,
  *   cpu_mode, unwind_error when set}, and the InternedData entries the sample uses for the first
- *   time: function_names, mapping_paths + mappings (one per dso, its path as
- *   one string, no address range: trace_processor interns it by name),
- *   frames (one per (mapping, function), rel_pc 0), callstacks (frame iids
- *   root first). iids count from 1 in each table. Memory grows with the
+ *   time: function_names, mapping_paths (each path as one string),
+ *   build_ids, mappings (a frame without perf_mapping: one per dso, no
+ *   address range, trace_processor interns it by name; with one: one per
+ *   (path, build id, range, offsets, load bias)), frames (one per
+ *   (mapping, function, rel_pc), rel_pc 0 for a dso alone), callstacks
+ *   (frame iids root first). iids count from 1 in each table. Memory grows with the
  *   distinct strings, frames, callstacks and threads, not with samples.
  * - Names, when enabled: after a sample whose (tid, comm) is new, a
  *   ProcessTree packet with Thread {tid, tgid = pid, name = comm}, and for a
@@ -32,12 +34,31 @@
 
 #include "output/sink.h"
 
+/* The memory mapping of a frame, as Perfetto's Mapping holds it: a range
+ * of a process's address space that maps `path` from file offset
+ * exact_offset (start_offset: where the ELF starts in the file, 0 for
+ * plain files), `load_bias` the ELF's p_vaddr - p_offset of its
+ * executable segment, `build_id` its GNU build id (raw bytes, may be
+ * empty). trace_processor's rel_pc of an address in it is
+ * address - start + exact_offset + load_bias. */
+struct perf_mapping {
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint64_t start, end, start_offset, exact_offset, load_bias;
+};
+
 struct perf_frame {
 	uint64_t address;   /* as printed (perf prints user addresses of call
 			     * chains relative to their dso) */
 	const char *symbol; /* without "+0x<off>"; "" when not printed */
 	const char *dso;    /* e.g. "/usr/lib/libc.so.6", "[kernel.kallsyms]",
 			     * "[unknown]" */
+	/* NULL: the mapping is the dso alone (no range, rel_pc 0: frames
+	 * interned per function). Else the frame's mapping (its path names
+	 * it, dso is ignored) and `rel_pc` its pc relative to it. */
+	const struct perf_mapping *map;
+	uint64_t rel_pc;
 };
 
 /* One CPU stack sample, from whatever source (perf script text for now):
@@ -85,7 +106,9 @@ struct perf_samples_stats {
 	uint64_t samples;        /* PerfSample packets */
 	uint64_t packets;        /* all packets written */
 	uint64_t function_names; /* interned entries, per table */
-	uint64_t mappings;       /* (one mapping_paths entry each) */
+	uint64_t mapping_paths;
+	uint64_t build_ids;
+	uint64_t mappings;
 	uint64_t frames;
 	uint64_t callstacks;
 	uint64_t pid_resolved;   /* samples whose pid came from resolve_pid */

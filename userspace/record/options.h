@@ -23,7 +23,8 @@ struct record_opts {
 	uint64_t max_file_size;    /* 0 = no limit */
 	bool force_raw_tp;
 	int blocked_mode;          /* enum btr_blocked_mode */
-	bool callstacks;           /* kernel stacks of sleeping switch-outs */
+	bool callstacks;           /* call stacks of sleeping switch-outs */
+	bool kernel_stacks_only;   /* --callstacks=kernel: no user stacks */
 	bool quiet, verbose;
 	char **command;            /* after "--", NULL-terminated, or NULL */
 };

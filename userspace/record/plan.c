@@ -17,8 +17,10 @@ int plan_make(struct plan *p, struct record_opts *o)
 		.buffer = o->buffer_size,
 		.ring = o->ringbuf_size,
 		.page = (uint64_t)sysconf(_SC_PAGESIZE),
-		.extra = o->blocked_mode != BTR_BLOCKED_NONE || o->callstacks ?
-				 BUDGET_KERNEL_SYMBOLS : 0,
+		.extra = (o->blocked_mode != BTR_BLOCKED_NONE || o->callstacks ?
+				  BUDGET_KERNEL_SYMBOLS : 0) +
+			 (o->callstacks && !o->kernel_stacks_only ?
+				  BUDGET_USER_STACKS : 0),
 	};
 	struct cpus c;
 	char err[256];

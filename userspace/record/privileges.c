@@ -5,24 +5,33 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
-int privileges_drop(bool keep_chown)
+/* Keeps capability c permitted and effective in caps. */
+static int keep(cap_t caps, cap_value_t c)
 {
-	cap_value_t chown_cap = CAP_CHOWN;
+	return cap_set_flag(caps, CAP_PERMITTED, 1, &c, CAP_SET) ||
+			       cap_set_flag(caps, CAP_EFFECTIVE, 1, &c, CAP_SET) ?
+		       -errno :
+		       0;
+}
+
+int privileges_drop(bool keep_chown, bool keep_ptrace)
+{
 	cap_value_t c;
 	cap_t caps;
 	int e = 0;
 
 	/* Empty the bounding set first: it needs CAP_SETPCAP, dropped below. */
 	for (c = 0; c <= CAP_LAST_CAP; c++)
-		if ((!keep_chown || c != CAP_CHOWN) && CAP_IS_SUPPORTED(c))
+		if ((!keep_chown || c != CAP_CHOWN) &&
+		    (!keep_ptrace || c != CAP_SYS_PTRACE) && CAP_IS_SUPPORTED(c))
 			cap_drop_bound(c);
 	caps = cap_init();
 	if (!caps)
 		return -errno;
-	if (keep_chown &&
-	    (cap_set_flag(caps, CAP_PERMITTED, 1, &chown_cap, CAP_SET) ||
-	     cap_set_flag(caps, CAP_EFFECTIVE, 1, &chown_cap, CAP_SET)))
-		e = -errno;
+	if (keep_chown)
+		e = keep(caps, CAP_CHOWN);
+	if (!e && keep_ptrace)
+		e = keep(caps, CAP_SYS_PTRACE);
 	if (!e && cap_set_proc(caps))
 		e = -errno;
 	cap_free(caps);

@@ -35,6 +35,7 @@
 #include "record/service.h"
 #include "record/status.h"
 #include "record/tidbatch.h"
+#include "record/ustacks.h"
 #include "util/log.h"
 
 #define READER_NICE (-10)
@@ -82,6 +83,7 @@ struct recorder {
 	struct ksyms *ksyms; /* names of blocked functions, NULL: none */
 	struct callstack_enc **stacks; /* per CPU with --callstacks, else NULL */
 	uint64_t *stack_records;      /* per CPU: stack records read */
+	struct ustacks *ustacks;      /* their user frames, or NULL */
 	uint32_t ncpus;
 	struct procfs *procs;
 	struct child child;
@@ -202,6 +204,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	if (e)
 		return e;
 	note_tids(&rc->tids, h);
+	if (r->ustacks)
+		ustacks_note_record(r->ustacks, h, len);
 	/* Streaming, and a drain pass fills the buffer faster than the
 	 * period writes it. */
 	if (r->o.stream && central_under_pressure(central_unread_chunks(r->out.buf),
@@ -334,6 +338,11 @@ static int reader_pass_done(void *ctx, int records)
 	int e = flush_cpus(r, cpus, n);
 	bool tids = rc->tids.n > 0;
 
+	/* The user stacks' maps live to the end of the pass that used them
+	 * (with user stacks there is one reader: see setup). */
+	if (r->ustacks)
+		ustacks_end_pass(r->ustacks);
+
 	if (!readers_threaded(r->readers)) {
 		tidbatch_apply(&rc->tids, r->procs);
 		return e ? e : take_handoff(r);
@@ -444,6 +453,7 @@ static int setup(struct recorder *r)
 		.force_raw_tp = r->o.force_raw_tp,
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.callstacks = r->o.callstacks,
+		.user_stacks = r->o.callstacks && !r->o.kernel_stacks_only,
 		.on_record = on_record,
 	};
 	struct readers_ops ops = { on_record, reader_pass_done, reader_commit };
@@ -461,6 +471,13 @@ static int setup(struct recorder *r)
 						     r->plan.nslots);
 	if (r->nreaders > r->plan.nslots)
 		r->nreaders = r->plan.nslots;
+	/* User stacks share one maps cache and symbolizer, whose entries live
+	 * to the end of the reader's pass: one reader takes them all. */
+	if (r->o.callstacks && !r->o.kernel_stacks_only && r->nreaders > 1) {
+		log_info("--callstacks with user stacks: one reader thread "
+			 "(not %u); --callstacks=kernel keeps them", r->nreaders);
+		r->nreaders = 1;
+	}
 	r->rctx = aligned_alloc(64, r->nreaders * sizeof(*r->rctx));
 	if (!r->rctx)
 		return -ENOMEM;
@@ -494,7 +511,8 @@ static int setup(struct recorder *r)
 	if (r->o.callstacks) {
 		r->stack_records = calloc(r->ncpus, sizeof(*r->stack_records));
 		r->stacks = calloc(r->ncpus, sizeof(*r->stacks));
-		if (!r->stack_records || !r->stacks)
+		r->ustacks = ustacks_new();
+		if (!r->stack_records || !r->stacks || !r->ustacks)
 			return -ENOMEM;
 		for (cpu = 0; cpu < r->ncpus; cpu++) {
 			r->stacks[cpu] = callstack_enc_new(
@@ -503,6 +521,8 @@ static int setup(struct recorder *r)
 				co.sched_text[0], co.sched_text[1]);
 			if (!r->stacks[cpu])
 				return -ENOMEM;
+			callstack_enc_set_user(r->stacks[cpu], ustacks_resolve,
+					       r->ustacks);
 		}
 	}
 	r->pub = calloc(r->ncpus, sizeof(*r->pub));
@@ -649,7 +669,8 @@ static int start(struct recorder *r)
 		log_debug("cannot raise the reader's priority: %s", strerror(errno));
 	/* Loaded, attached, output open: keep only what snapshot files
 	 * need (their hand-over to the sudo user). */
-	e = privileges_drop(getenv("SUDO_UID") != NULL);
+	e = privileges_drop(getenv("SUDO_UID") != NULL,
+			    r->o.callstacks && !r->o.kernel_stacks_only);
 	if (e)
 		log_warn("cannot drop privileges: %s", strerror(-e));
 	return start_readers(r);
@@ -802,6 +823,46 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 	return e;
 }
 
+/* The closing summary of --callstacks: the encoders' counts summed. */
+static void log_callstacks(struct recorder *r)
+{
+	struct callstack_enc_stats sum = { 0 };
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < r->ncpus; cpu++) {
+		const struct callstack_enc_stats *ss =
+			callstack_enc_stats(r->stacks[cpu]);
+
+		sum.samples += ss->samples;
+		sum.truncated += ss->truncated;
+		sum.failed += ss->failed;
+		sum.user_truncated += ss->user_truncated;
+		sum.user_failed += ss->user_failed;
+		sum.user_none += ss->user_none;
+		sum.user_frames += ss->user_frames;
+		sum.user_unmapped += ss->user_unmapped;
+		sum.user_unnamed += ss->user_unnamed;
+	}
+	ustacks_log(r->ustacks);
+	if (r->o.quiet)
+		return;
+	log_info("call stacks: %llu samples, %llu truncated at %d frames, "
+		 "%llu could not be taken",
+		 (unsigned long long)sum.samples,
+		 (unsigned long long)sum.truncated, BTR_STACK_MAX,
+		 (unsigned long long)sum.failed);
+	log_info("user stacks: %llu truncated at %d frames, %llu could not be "
+		 "taken, %llu without user memory (kernel threads, exiting "
+		 "tasks); %llu frames, %llu in "
+		 "no known mapping, %llu unnamed",
+		 (unsigned long long)sum.user_truncated, BTR_USTACK_MAX,
+		 (unsigned long long)sum.user_failed,
+		 (unsigned long long)sum.user_none,
+		 (unsigned long long)sum.user_frames,
+		 (unsigned long long)sum.user_unmapped,
+		 (unsigned long long)sum.user_unnamed);
+}
+
 static void report_accounting(struct recorder *r)
 {
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
@@ -828,28 +889,18 @@ static void report_accounting(struct recorder *r)
 			  (unsigned long long)acct[cpu].lost_total);
 		if (r->stacks)
 			log_debug("cpu %u: %llu call stacks taken, %llu "
-				  "truncated, %llu could not be taken", cpu,
+				  "truncated, %llu could not be taken; user "
+				  "stacks %llu truncated, %llu could not be "
+				  "taken, %llu without user memory", cpu,
 				  (unsigned long long)acct[cpu].runs[BTR_PROG_STACK],
 				  (unsigned long long)acct[cpu].stack_truncated,
-				  (unsigned long long)acct[cpu].stack_failed);
+				  (unsigned long long)acct[cpu].stack_failed,
+				  (unsigned long long)acct[cpu].ustack_truncated,
+				  (unsigned long long)acct[cpu].ustack_failed,
+				  (unsigned long long)acct[cpu].ustack_none);
 	}
-	if (r->stacks && !r->o.quiet) {
-		struct callstack_enc_stats sum = { 0 };
-
-		for (cpu = 0; cpu < r->ncpus; cpu++) {
-			const struct callstack_enc_stats *ss =
-				callstack_enc_stats(r->stacks[cpu]);
-
-			sum.samples += ss->samples;
-			sum.truncated += ss->truncated;
-			sum.failed += ss->failed;
-		}
-		log_info("call stacks: %llu samples, %llu truncated at %d "
-			 "frames, %llu could not be taken",
-			 (unsigned long long)sum.samples,
-			 (unsigned long long)sum.truncated, BTR_STACK_MAX,
-			 (unsigned long long)sum.failed);
-	}
+	if (r->stacks)
+		log_callstacks(r);
 	if (r->counts.clock_skipped)
 		log_debug("%llu clock snapshots skipped: their ring was full",
 			  (unsigned long long)r->counts.clock_skipped);
@@ -874,6 +925,9 @@ static int finish(struct recorder *r)
 		e = flush_encoders(r);
 	if (!e)
 		e = take_clock_snapshot(r);
+	if (!e && r->ustacks)
+		e = ustacks_emit_symbols(r->ustacks, r->data, SEQ_SERVICE_RING,
+					 clocks_boottime_ns());
 	if (!e)
 		e = service_emit_event(r->data, SEQ_SERVICE_RING,
 				       clocks_boottime_ns(), 0);
@@ -905,6 +959,7 @@ static void cleanup(struct recorder *r)
 		callstack_enc_free(r->stacks[cpu]);
 	free(r->stacks);
 	free(r->stack_records);
+	ustacks_free(r->ustacks);
 	procfs_free(r->procs);
 	capture_close(r->cap);
 	ksyms_free(r->ksyms);

@@ -18,4 +18,8 @@ void stack_count_packet(struct stack_count *s,
 		s->truncated++;
 	if (!ps->has_callstack_iid)
 		s->without_stack++;
+	else if (ps->has_unwind_error &&
+		 ps->unwind_error ==
+			 PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_UNKNOWN)
+		s->without_user_stack++; /* the kernel frames alone */
 }

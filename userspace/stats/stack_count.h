@@ -2,7 +2,8 @@
  * (perf script import, or --callstacks off-CPU stacks), how many have a
  * stack cut short (unwind_error MAX_FRAMES_EXCEEDED: deeper than the
  * recorder takes) and how many have no stack at all (the stack could not
- * be taken). */
+ * be taken), or the kernel part alone (a callstack with unwind_error
+ * UNKNOWN: the user stack of a task that has one could not be taken). */
 #ifndef BTR_STATS_STACK_COUNT_H
 #define BTR_STATS_STACK_COUNT_H
 
@@ -14,6 +15,7 @@ struct stack_count {
 	uint64_t samples;
 	uint64_t truncated;
 	uint64_t without_stack;
+	uint64_t without_user_stack;
 };
 
 /* Counts the sample of one packet (any kind; only PerfSamples count). */

@@ -437,6 +437,9 @@ static int ftrace_rows(const struct rows *t, const struct mgather *g)
 	if (!e && g->stacks.samples)
 		e = row(t, "perf_samples_without_stack", -1, SEV_DATA_LOSS,
 			SRC_ANALYSIS, (int64_t)g->stacks.without_stack);
+	if (!e && g->stacks.samples)
+		e = row(t, "perf_samples_without_user_stack", -1, SEV_DATA_LOSS,
+			SRC_ANALYSIS, (int64_t)g->stacks.without_user_stack);
 	return e;
 }
 

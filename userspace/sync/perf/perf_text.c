@@ -579,9 +579,11 @@ static void sbuf_publish(struct sbuf *b, struct perf_sample *out)
 	size_t i;
 
 	for (i = 0; i < b->nfr; i++) {
-		b->fr[i].address = b->fo[i].addr;
-		b->fr[i].symbol = b->text + b->fo[i].sym;
-		b->fr[i].dso = b->text + b->fo[i].dso;
+		b->fr[i] = (struct perf_frame){
+			.address = b->fo[i].addr,
+			.symbol = b->text + b->fo[i].sym,
+			.dso = b->text + b->fo[i].dso,
+		};
 	}
 	b->s.comm = b->text + b->comm_off;
 	b->s.event = b->text + b->event_off;

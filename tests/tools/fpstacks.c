@@ -1,0 +1,128 @@
+/* Test workload for user call stacks (--callstacks): a thread that blocks
+ * ROUNDS times reading an empty pipe from inside outer_fn -> middle_fn ->
+ * inner_fn, inner_fn making the read system call itself (no libc frame
+ * without a frame pointer in between), while the main thread writes one
+ * byte a round after a pause. Built with frame pointers and without
+ * inlining (the Makefile's flags for this file), so that a frame-pointer
+ * walk from the system call finds inner_fn, middle_fn, outer_fn and
+ * reader_main in that order. Each round the main thread waits until the
+ * reader sleeps (its state in /proc) before it writes, so that every
+ * round blocks. Prints, after the work is done:
+ *   fpstacks reader=TID rounds=N
+ * Usage: fpstacks [ROUNDS]. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int pipefd[2];
+static int rounds = 5;
+static volatile pid_t reader_tid;
+
+/* read(2) made here, so that the task's user pc is in this function. */
+__attribute__((noinline)) static long inner_fn(int fd, char *buf)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf),
+			   "d"(1L)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_read;
+	register long x0 __asm__("x0") = fd;
+	register long x1 __asm__("x1") = (long)buf;
+	register long x2 __asm__("x2") = 1;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2)
+			 : "memory");
+	return x0;
+#else
+	return read(fd, buf, 1);
+#endif
+}
+
+__attribute__((noinline)) static long middle_fn(int fd, char *buf)
+{
+	long r = inner_fn(fd, buf);
+
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+	return r;
+}
+
+__attribute__((noinline)) static long outer_fn(int fd, char *buf)
+{
+	long r = middle_fn(fd, buf);
+
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
+__attribute__((noinline)) static void *reader_main(void *arg)
+{
+	char c;
+	int i;
+
+	(void)arg;
+	reader_tid = (pid_t)syscall(SYS_gettid);
+	for (i = 0; i < rounds; i++)
+		if (outer_fn(pipefd[0], &c) != 1)
+			break;
+	__asm__ volatile("" ::: "memory");
+	return NULL;
+}
+
+/* Waits (up to 5 s) until the reader thread sleeps. */
+static void wait_sleeping(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	char path[64], buf[256], *p;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		nanosleep(&ms, NULL);
+		if (!reader_tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+			 (int)reader_tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		p = p ? strrchr(buf, ')') : NULL;
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec pause = { 0, 20 * 1000000 };
+	pthread_t t;
+	int i;
+
+	if (argc > 1)
+		rounds = atoi(argv[1]);
+	if (rounds < 1 || pipe(pipefd) ||
+	    pthread_create(&t, NULL, reader_main, NULL))
+		return 1;
+	for (i = 0; i < rounds; i++) {
+		nanosleep(&pause, NULL);
+		wait_sleeping();
+		if (write(pipefd[1], "x", 1) != 1)
+			return 1;
+	}
+	pthread_join(t, NULL);
+	printf("fpstacks reader=%d rounds=%d\n", (int)reader_tid, rounds);
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* Unit tests of the user stacks' process maps and symbols
+ * (record/maps.c, record/symbolize.c): executable mappings parsed from a
+ * made-up /proc (ranges, offsets, paths with spaces, [vdso], the rest
+ * skipped), read again once a pass on a miss, forgotten at the end of the
+ * pass that saw the process go; and on this very program, its build id,
+ * and the function at a pc named through the rel_pc Perfetto defines
+ * (pc - start + exact_offset + load_bias) with libdwfl. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/maps.h"
+#include "record/symbolize.h"
+#include "unit.h"
+
+static char dir[] = "/tmp/btr-maps-XXXXXX";
+
+static void write_maps(int pid, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", dir, pid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%d/maps", dir, pid);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		perror(path);
+}
+
+static void remove_maps(int pid)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%d/maps", dir, pid);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%d", dir, pid);
+	rmdir(path);
+}
+
+static void test_parse(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	struct proc_maps *pm = proc_maps_new(s, dir);
+	const struct user_map *m;
+
+	write_maps(10,
+		   "00400000-00401000 r--p 00000000 08:01 12 /no/such file\n"
+		   "00401000-00402000 r-xp 00001000 08:01 12 /no/such file\n"
+		   "7f0000000000-7f0000002000 r-xp 00000000 00:00 0 [vdso]\n"
+		   "7f0000003000-7f0000004000 rw-p 00000000 00:00 0\n"
+		   "garbage line\n");
+	m = proc_maps_find(pm, 10, 0x401234);
+	CHECK(m != NULL);
+	if (m) {
+		CHECK_STR(m->pm.path, "/no/such file");
+		CHECK_EQ_I64(m->pm.start, 0x401000);
+		CHECK_EQ_I64(m->pm.end, 0x402000);
+		CHECK_EQ_I64(m->pm.exact_offset, 0x1000);
+		CHECK(m->mod && !m->mod->elf && !m->pm.build_id_len);
+	}
+	m = proc_maps_find(pm, 10, 0x7f0000001000);
+	CHECK(m && !strcmp(m->pm.path, "[vdso]") && !m->mod);
+	CHECK(proc_maps_find(pm, 10, 0x400010) == NULL); /* not executable */
+	CHECK(proc_maps_find(pm, 10, 0x7f0000003010) == NULL);
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 1);
+	/* a miss reads the maps again, once a pass */
+	write_maps(10, "00500000-00501000 r-xp 00000000 08:01 13 /lib/new\n");
+	CHECK(proc_maps_find(pm, 10, 0x401234) != NULL); /* as known */
+	CHECK(proc_maps_find(pm, 10, 0x500100) == NULL);
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 1); /* read in this pass */
+	proc_maps_end_pass(pm);
+	m = proc_maps_find(pm, 10, 0x500100);
+	CHECK(m && !strcmp(m->pm.path, "/lib/new"));
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 2);
+	/* gone: kept to the end of the pass, then forgotten */
+	proc_maps_note_gone(pm, 10);
+	remove_maps(10);
+	CHECK(proc_maps_find(pm, 10, 0x500100) != NULL);
+	proc_maps_end_pass(pm);
+	CHECK(proc_maps_find(pm, 10, 0x500100) == NULL);
+	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 1);
+	/* a process never seen, gone: no maps, counted */
+	CHECK(proc_maps_find(pm, 11, 0x1000) == NULL);
+	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 2);
+	proc_maps_free(pm);
+	symbolizer_free(s);
+}
+
+__attribute__((noinline)) int maps_test_marker_fn(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_self(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	struct proc_maps *pm = proc_maps_new(s, NULL);
+	uint64_t pc = (uint64_t)(uintptr_t)&maps_test_marker_fn + 4, rel;
+	const struct user_map *m = proc_maps_find(pm, getpid(), pc);
+	const char *name;
+
+	CHECK(m != NULL && m->mod != NULL);
+	if (!m || !m->mod)
+		goto out;
+	CHECK(m->mod->elf);
+	CHECK(m->pm.build_id_len > 0); /* gcc and clang link with one */
+	rel = pc - m->pm.start + m->pm.exact_offset + m->pm.load_bias;
+	name = symbolizer_name(s, m->mod, rel, true);
+	CHECK(name != NULL);
+	if (name)
+		CHECK_STR(name, "maps_test_marker_fn");
+	/* asked again: from the cache */
+	CHECK(symbolizer_name(s, m->mod, rel, true) == name);
+	CHECK_EQ_I64(symbolizer_stats(s)->addrs, 1);
+	CHECK_EQ_I64(symbolizer_stats(s)->named, 1);
+out:
+	CHECK_EQ_I64(maps_test_marker_fn(1), 4);
+	proc_maps_free(pm);
+	symbolizer_free(s);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_parse);
+	RUN(test_self);
+	rmdir(dir);
+	return unit_finish();
+}

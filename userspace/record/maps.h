@@ -1,0 +1,48 @@
+/* The executable mappings of the processes whose user stacks
+ * --callstacks takes, from /proc/PID/maps: read at a process's first
+ * stack, kept, read again (once per drain pass) when a pc falls outside
+ * them (a library loaded since), and forgotten at the end of the drain
+ * pass that saw the process exec or exit (the stacks of that pass were
+ * taken before). A process gone before its maps could be read has none:
+ * its frames go to the unknown mapping, counted by the caller. Each
+ * mapping carries its Perfetto Mapping (perf_samples.h) and module
+ * (symbolize.h). Not thread-safe. */
+#ifndef BTR_RECORD_MAPS_H
+#define BTR_RECORD_MAPS_H
+
+#include <stdint.h>
+
+#include "encode/perf_samples.h"
+#include "record/symbolize.h"
+
+struct user_map {
+	struct perf_mapping pm;
+	struct sym_module *mod; /* NULL: not a file (e.g. [vdso]) or none */
+};
+
+struct proc_maps_stats {
+	uint64_t reads;  /* /proc/PID/maps files read */
+	uint64_t failed; /* of which could not be read (process gone) */
+};
+
+struct proc_maps;
+
+/* Modules come from `sym`; `proc` is the /proc to read (NULL: "/proc"). */
+struct proc_maps *proc_maps_new(struct symbolizer *sym, const char *proc);
+void proc_maps_free(struct proc_maps *pm);
+
+/* The executable mapping of process tgid holding pc, NULL when none is
+ * known. Valid until the next call. */
+const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
+				      uint64_t pc);
+
+/* Process tgid exec'd or exited: its maps go at the end of this pass. */
+void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid);
+
+/* The end of a drain pass: forgets the processes noted gone, and lets
+ * each process's maps be read again once in the next pass. */
+void proc_maps_end_pass(struct proc_maps *pm);
+
+const struct proc_maps_stats *proc_maps_stats(const struct proc_maps *pm);
+
+#endif

@@ -1,0 +1,298 @@
+/* User-space symbols (see symbolize.h): modules by path (a hash map of
+ * path hashes to module indexes), their ELF facts from libelf, their
+ * names from one libdwfl session each, and the names found per module for
+ * the ModuleSymbols packets. */
+#include "record/symbolize.h"
+
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "encode/packet.h"
+#include "util/grow.h"
+#include "util/hashmap.h"
+
+/* One looked-up address of a module. */
+struct sym_addr {
+	uint64_t rel_pc;
+	char *name; /* NULL: none found */
+};
+
+struct module {
+	struct sym_module m;
+	Dwfl *dwfl;         /* opened at the first lookup */
+	Dwfl_Module *mod;   /* NULL: no symbols to be had */
+	uint64_t bias;      /* dwfl's address of ELF address 0 */
+	bool dwfl_tried;
+	struct hmap addrs;  /* rel_pc -> index + 1 into a */
+	struct sym_addr *a;
+	size_t na, cap;
+	size_t named;
+};
+
+struct symbolizer {
+	struct hmap by_path; /* path hash -> module index + 1 */
+	struct module **mods;
+	size_t nmods, cap;
+	struct symbolizer_stats st;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static uint64_t hash_path(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	while (*p) {
+		h ^= (unsigned char)*p++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+struct symbolizer *symbolizer_new(void)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	elf_version(EV_CURRENT);
+	hmap_init(&s->by_path, sizeof(uint64_t), sizeof(uint32_t),
+		  hmap_random_seed());
+	return s;
+}
+
+/* Build id and load bias of the ELF file at m->path, when it is one. */
+static void read_elf(struct sym_module *m)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	const void *id;
+	ssize_t n;
+	size_t i, nph;
+
+	if (fd < 0)
+		return;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &nph)) {
+		m->elf = true;
+		n = dwelf_elf_gnu_build_id(e, &id);
+		if (n > 0 && (size_t)n <= sizeof(m->build_id)) {
+			memcpy(m->build_id, id, (size_t)n);
+			m->build_id_len = (size_t)n;
+		}
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X)) {
+				m->load_bias = ph.p_vaddr - ph.p_offset;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+}
+
+struct sym_module *symbolizer_module(struct symbolizer *s, const char *path)
+{
+	uint64_t h = hash_path(path);
+	uint32_t *slot;
+	struct module *md;
+	bool added;
+
+	slot = hmap_find(&s->by_path, &h);
+	if (slot) {
+		md = s->mods[*slot - 1];
+		/* A hash shared by two paths: the second goes unresolved. */
+		return strcmp(md->m.path, path) ? NULL : &md->m;
+	}
+	if (s->nmods >= SYM_MAX_MODULES ||
+	    grow_array((void **)&s->mods, &s->cap, s->nmods + 1,
+		       sizeof(*s->mods), 64))
+		return NULL;
+	md = calloc(1, sizeof(*md));
+	if (!md || !(md->m.path = strdup(path))) {
+		free(md);
+		return NULL;
+	}
+	slot = hmap_insert(&s->by_path, &h, &added);
+	if (!slot) {
+		free(md->m.path);
+		free(md);
+		return NULL;
+	}
+	hmap_init(&md->addrs, sizeof(uint64_t), sizeof(uint32_t),
+		  hmap_random_seed());
+	s->mods[s->nmods++] = md;
+	*slot = (uint32_t)s->nmods;
+	read_elf(&md->m);
+	s->st.modules++;
+	s->st.not_elf += !md->m.elf;
+	return &md->m;
+}
+
+/* The libdwfl session of a module, opened once. */
+static Dwfl_Module *dwfl_of(struct module *md)
+{
+	GElf_Addr bias = 0;
+
+	if (md->dwfl_tried)
+		return md->mod;
+	md->dwfl_tried = true;
+	if (!md->m.elf)
+		return NULL;
+	md->dwfl = dwfl_begin(&offline_callbacks);
+	if (!md->dwfl)
+		return NULL;
+	md->mod = dwfl_report_offline(md->dwfl, md->m.path, md->m.path, -1);
+	dwfl_report_end(md->dwfl, NULL, NULL);
+	if (md->mod && !dwfl_module_getelf(md->mod, &bias))
+		md->mod = NULL;
+	md->bias = bias;
+	return md->mod;
+}
+
+static const char *lookup(struct module *md, uint64_t rel_pc, bool leaf)
+{
+	Dwfl_Module *mod = dwfl_of(md);
+	uint64_t addr = rel_pc + md->bias - (leaf || !rel_pc ? 0 : 1);
+
+	return mod ? dwfl_module_addrname(mod, addr) : NULL;
+}
+
+const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
+			    uint64_t rel_pc, bool leaf)
+{
+	struct module *md = (struct module *)m; /* m is its first member */
+	const char *name;
+	uint32_t *slot;
+	bool added;
+
+	slot = hmap_find(&md->addrs, &rel_pc);
+	if (slot)
+		return md->a[*slot - 1].name;
+	if (s->st.addrs >= SYM_MAX_ADDRS ||
+	    grow_array((void **)&md->a, &md->cap, md->na + 1, sizeof(*md->a),
+		       64) ||
+	    !(slot = hmap_insert(&md->addrs, &rel_pc, &added))) {
+		s->st.over_limit++;
+		return NULL;
+	}
+	name = lookup(md, rel_pc, leaf);
+	md->a[md->na].rel_pc = rel_pc;
+	md->a[md->na].name = name ? strdup(name) : NULL;
+	*slot = (uint32_t)++md->na;
+	s->st.addrs++;
+	if (md->a[md->na - 1].name) {
+		s->st.named++;
+		md->named++;
+	}
+	return md->a[md->na - 1].name;
+}
+
+/* ---- ModuleSymbols ---- */
+
+typedef Perfetto__Protos__AddressSymbols AddrSyms;
+typedef Perfetto__Protos__Line Line;
+
+static int emit_module(struct module *md, struct packet_sink *sink,
+		       uint32_t seq, uint64_t ts)
+{
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__ModuleSymbols ms =
+		PERFETTO__PROTOS__MODULE_SYMBOLS__INIT;
+	AddrSyms *as = calloc(md->named, sizeof(*as));
+	AddrSyms **pas = calloc(md->named, sizeof(*pas));
+	Line *ln = calloc(md->named, sizeof(*ln));
+	Line **pln = calloc(md->named, sizeof(*pln));
+	char hex[2 * sizeof(md->m.build_id) + 1];
+	size_t i, k = 0;
+	int e = -ENOMEM;
+
+	if (!as || !pas || !ln || !pln)
+		goto out;
+	for (i = 0; i < md->m.build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md->m.build_id[i]);
+	hex[2 * md->m.build_id_len] = '\0';
+	for (i = 0; i < md->na; i++) {
+		if (!md->a[i].name)
+			continue;
+		perfetto__protos__line__init(&ln[k]);
+		ln[k].function_name = md->a[i].name;
+		pln[k] = &ln[k];
+		perfetto__protos__address_symbols__init(&as[k]);
+		as[k].has_address = 1;
+		as[k].address = md->a[i].rel_pc;
+		as[k].n_lines = 1;
+		as[k].lines = &pln[k];
+		pas[k] = &as[k];
+		k++;
+	}
+	ms.path = md->m.path;
+	ms.build_id = hex;
+	ms.n_address_symbols = k;
+	ms.address_symbols = pas;
+	p.has_timestamp = 1;
+	p.timestamp = ts;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_MODULE_SYMBOLS;
+	p.module_symbols = &ms;
+	e = packet_emit(sink, seq, &p);
+out:
+	free(as);
+	free(pas);
+	free(ln);
+	free(pln);
+	return e;
+}
+
+int symbolizer_emit(struct symbolizer *s, struct packet_sink *sink,
+		    uint32_t seq, uint64_t ts)
+{
+	size_t i;
+	int e = 0;
+
+	for (i = 0; i < s->nmods && !e; i++)
+		if (s->mods[i]->named)
+			e = emit_module(s->mods[i], sink, seq, ts);
+	return e;
+}
+
+const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s)
+{
+	return &s->st;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	size_t i, j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nmods; i++) {
+		struct module *md = s->mods[i];
+
+		for (j = 0; j < md->na; j++)
+			free(md->a[j].name);
+		free(md->a);
+		hmap_free(&md->addrs);
+		if (md->dwfl)
+			dwfl_end(md->dwfl);
+		free(md->m.path);
+		free(md);
+	}
+	free(s->mods);
+	hmap_free(&s->by_path);
+	free(s);
+}

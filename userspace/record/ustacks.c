@@ -1,0 +1,92 @@
+/* User stacks' mappings and symbols in the recorder (see ustacks.h). */
+#include "record/ustacks.h"
+
+#include <stdlib.h>
+
+#include "record/maps.h"
+#include "record/symbolize.h"
+#include "util/log.h"
+
+struct ustacks {
+	struct symbolizer *sym;
+	struct proc_maps *maps;
+};
+
+struct ustacks *ustacks_new(void)
+{
+	struct ustacks *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->sym = symbolizer_new();
+	u->maps = u->sym ? proc_maps_new(u->sym, NULL) : NULL;
+	if (!u->maps) {
+		ustacks_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void ustacks_free(struct ustacks *u)
+{
+	if (!u)
+		return;
+	proc_maps_free(u->maps);
+	symbolizer_free(u->sym);
+	free(u);
+}
+
+bool ustacks_resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
+		     struct perf_frame *f)
+{
+	struct ustacks *u = ctx;
+	const struct user_map *m = proc_maps_find(u->maps, tgid, pc);
+
+	if (!m)
+		return false;
+	f->map = &m->pm;
+	/* trace_processor's rel_pc: an address of the ELF's own */
+	f->rel_pc = pc - m->pm.start + m->pm.exact_offset + m->pm.load_bias;
+	f->symbol = m->mod && m->mod->elf ?
+			    symbolizer_name(u->sym, m->mod, f->rel_pc, leaf) :
+			    NULL;
+	return true;
+}
+
+void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
+			 size_t len)
+{
+	const struct btr_exit *x = (const void *)h;
+
+	if (h->type == BTR_REC_EXEC && len >= sizeof(struct btr_exec))
+		proc_maps_note_gone(u->maps, h->pid); /* pid == tgid now */
+	else if (h->type == BTR_REC_EXIT && len >= sizeof(*x) &&
+		 x->pid == x->tgid)
+		proc_maps_note_gone(u->maps, x->tgid);
+}
+
+void ustacks_end_pass(struct ustacks *u)
+{
+	proc_maps_end_pass(u->maps);
+}
+
+int ustacks_emit_symbols(struct ustacks *u, struct packet_sink *sink,
+			 uint32_t seq, uint64_t ts)
+{
+	return symbolizer_emit(u->sym, sink, seq, ts);
+}
+
+void ustacks_log(const struct ustacks *u)
+{
+	const struct symbolizer_stats *s = symbolizer_stats(u->sym);
+	const struct proc_maps_stats *m = proc_maps_stats(u->maps);
+
+	log_debug("user stacks: %llu maps files read (%llu could not be), "
+		  "%llu files (%llu not ELF), %llu addresses looked up, "
+		  "%llu named, %llu past the limits",
+		  (unsigned long long)m->reads, (unsigned long long)m->failed,
+		  (unsigned long long)s->modules,
+		  (unsigned long long)s->not_elf, (unsigned long long)s->addrs,
+		  (unsigned long long)s->named,
+		  (unsigned long long)s->over_limit);
+}

@@ -1,0 +1,41 @@
+/* The user half of --callstacks in the recorder: the process mappings
+ * (maps.h) and the symbols (symbolize.h) that turn the user pcs of stack
+ * records into Perfetto frames (callstack_user_fn), kept up to date by
+ * the exec and exit records the reader sees, and the ModuleSymbols
+ * packets written at the end. Not thread-safe. */
+#ifndef BTR_RECORD_USTACKS_H
+#define BTR_RECORD_USTACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "encode/perf_samples.h"
+#include "output/sink.h"
+#include "record.h"
+
+struct ustacks;
+
+/* NULL when out of memory. */
+struct ustacks *ustacks_new(void);
+void ustacks_free(struct ustacks *u);
+
+/* callstack_user_fn: the mapping, rel_pc and name of a user pc. */
+bool ustacks_resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
+		     struct perf_frame *f);
+
+/* Every record the reader takes: exec and exit ones retire the maps of
+ * their process at the end of the drain pass. */
+void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
+			 size_t len);
+
+/* The end of a drain pass. */
+void ustacks_end_pass(struct ustacks *u);
+
+/* The ModuleSymbols packets, at timestamp ts after every sample. */
+int ustacks_emit_symbols(struct ustacks *u, struct packet_sink *sink,
+			 uint32_t seq, uint64_t ts);
+
+/* The counts for the closing summary, logged at debug level. */
+void ustacks_log(const struct ustacks *u);
+
+#endif
