@@ -171,6 +171,24 @@ pairs() {
 	[ "$status" -eq 64 ]
 }
 
+@test "callstacks: with reader threads, kernel stacks pair with sleeps; user stacks take one reader" {
+	local n s bad
+	"$BTR" -v --readers 2 --callstacks=kernel -o "$TMP/r2.pb" -- "$TOOLS/waits" "$ROUNDS" \
+		>/dev/null 2>"$TMP/r2.err" || fail "record failed: $(cat "$TMP/r2.err")"
+	grep -q "reader 1: CPU ids" "$TMP/r2.err"
+	"$BTR" dump "$TMP/r2.pb" >"$W/r2.txt"
+	read -r n s bad < <(pairs r2)
+	echo "readers 2: $n samples, $s sleeping switch-outs, $bad misplaced"
+	[ "$n" -ge $((3 * ROUNDS)) ]
+	[ "$n" -eq "$s" ]
+	[ "$bad" -eq 0 ]
+	"$BTR" -v --readers 2 --callstacks -o "$TMP/u2.pb" -- "$TOOLS/fpstacks" 20 \
+		>/dev/null 2>"$TMP/u2.err" || fail "record failed: $(cat "$TMP/u2.err")"
+	grep -q "with user stacks: one reader thread (not 2)" "$TMP/u2.err"
+	! grep -q "reader 1: CPU ids" "$TMP/u2.err" || false
+	"$BTR" dump "$TMP/u2.pb" | grep " perf_sample " | grep -q "inner_fn,middle_fn,outer_fn"
+}
+
 @test "callstacks: off by default" {
 	record_cmd -q -- "$TOOLS/waits" 2
 	dump_trace "$TMP/trace.pb"
