@@ -182,3 +182,17 @@ check_cpu_order() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ring each online one, tp_btf"* ]]
 }
+
+@test "-v gives the kernel's recursion misses of every loaded program" {
+	need_root
+	# events that came while a program ran on their CPU are counted by
+	# the kernel per program: the recorder reads each program's figure
+	local progs
+	run "$BTR" -v -d 0.2 -o "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	progs=$(sed -n 's/.*BPF recursion misses: [0-9]*, over \([0-9]*\) programs$/\1/p' <<<"$output")
+	echo "programs: $progs"
+	# sched_switch, sched_waking, sched_wakeup_new, task_newtask,
+	# task_rename, process exec/exit/free and the fork hook at least
+	[ "$progs" -ge 9 ]
+}

@@ -320,6 +320,26 @@ int capture_read_acct(struct capture *c, struct btr_cpu_acct *out)
 	return 0;
 }
 
+uint64_t capture_recursion_misses(const struct capture *c, uint32_t *nprogs)
+{
+	struct bpf_program *p;
+	uint64_t n = 0;
+
+	*nprogs = 0;
+	bpf_object__for_each_program(p, c->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			n += info.recursion_misses;
+			++*nprogs;
+		}
+	}
+	return n;
+}
+
 uint32_t capture_ncpus(const struct capture *c)
 {
 	return c->ncpus;

@@ -50,6 +50,12 @@ int capture_drain(struct capture *c);
 int capture_clock_stamp(struct capture *c, uint64_t seq);
 /* Sums of the per-CPU accounting into out[ncpus]. */
 int capture_read_acct(struct capture *c, struct btr_cpu_acct *out);
+/* Runs of the programs the kernel skipped because one was already running
+ * on that CPU (an interrupt's event during a program): bpf_prog_info's
+ * recursion_misses, summed over the programs (the kernel keeps no per-CPU
+ * figure). Events lost before any ring saw them. *nprogs: the loaded
+ * programs whose figure was read. */
+uint64_t capture_recursion_misses(const struct capture *c, uint32_t *nprogs);
 uint32_t capture_ncpus(const struct capture *c);
 /* The rings, for reader threads (record/readers.h). */
 struct rings *capture_rings(struct capture *c);

@@ -863,6 +863,21 @@ static void log_callstacks(struct recorder *r)
 		 (unsigned long long)sum.user_unnamed);
 }
 
+/* Events the programs never saw: a warning when any, the figure with -v. */
+static void log_recursion_misses(const struct recorder *r)
+{
+	uint32_t progs;
+	uint64_t n = capture_recursion_misses(r->cap, &progs);
+
+	log_debug("BPF recursion misses: %llu, over %u programs",
+		  (unsigned long long)n, progs);
+	if (n)
+		log_warn("%llu scheduler events were not recorded: they came "
+			 "while a program was already running on their CPU (BPF "
+			 "recursion misses, counted by the kernel per program, "
+			 "not per CPU)", (unsigned long long)n);
+}
+
 static void report_accounting(struct recorder *r)
 {
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
@@ -901,6 +916,7 @@ static void report_accounting(struct recorder *r)
 	}
 	if (r->stacks)
 		log_callstacks(r);
+	log_recursion_misses(r);
 	if (r->counts.clock_skipped)
 		log_debug("%llu clock snapshots skipped: their ring was full",
 			  (unsigned long long)r->counts.clock_skipped);
