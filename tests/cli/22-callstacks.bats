@@ -299,6 +299,21 @@ fp_reader() {
 	[ "$got" -gt "$inner" ] && [ "$got" -lt $((inner + size)) ]
 }
 
+@test "user stacks: a SIGUSR1 snapshot has the ModuleSymbols of its frames too" {
+	local bin=$TOOLS/fpstacks t
+	"$BTR" --callstacks -o "$TMP/s.pb" -- sh -c \
+		"'$bin' $ROUNDS >'$TMP/s.out'; kill -USR1 \$PPID; sleep 1" \
+		>/dev/null 2>"$TMP/s.err" || fail "record failed: $(cat "$TMP/s.err")"
+	grep -q "snapshot written to $TMP/s.1.pb" "$TMP/s.err"
+	"$BTR" dump "$TMP/s.1.pb" >"$TMP/s1.txt" || fail "dump of the snapshot failed"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/s.out")
+	[ "$(grep " perf_sample " "$TMP/s1.txt" | grep " tid=$t " | grep -c ",inner_fn,middle_fn,outer_fn,reader_main")" -ge "$ROUNDS" ]
+	grep -q " module_symbols path=$bin build_id=[0-9a-f]* addresses=[1-9]" "$TMP/s1.txt"
+	# once in the snapshot, and once in the final file
+	[ "$(grep -c " module_symbols path=$bin " "$TMP/s1.txt")" -eq 1 ]
+	[ "$("$BTR" dump "$TMP/s.pb" | grep -c " module_symbols path=$bin ")" -eq 1 ]
+}
+
 @test "user stacks: sync keeps them, and the ModuleSymbols of each input" {
 	local t
 	"$BTR" sync -q -o "$TMP/fpm.pb" "$W/fp.pb" "$W/fp2.pb"

@@ -55,7 +55,7 @@ static int write_all(struct trace_output *t, struct file_writer *f,
 	if (!e)
 		e = central_read(t->buf, &f->sink, consume);
 	if (!e)
-		e = t->trailer(t->trailer_ctx, &f->sink);
+		e = t->trailer(t->trailer_ctx, &f->sink, !consume);
 	if (!e)
 		e = file_writer_flush(f);
 	return e;

@@ -14,7 +14,9 @@
 #include "output/mem_sink.h"
 #include "record/options.h"
 
-typedef int (*trailer_fn)(void *ctx, struct packet_sink *to);
+/* snapshot: the file is a SIGUSR1 snapshot (whole in itself: it gets
+ * what the final write alone would add, e.g. ModuleSymbols). */
+typedef int (*trailer_fn)(void *ctx, struct packet_sink *to, bool snapshot);
 
 struct trace_output {
 	const struct record_opts *o;

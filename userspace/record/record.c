@@ -794,7 +794,7 @@ static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, uint32_t *n)
 /* The statistics written after every file write: ftrace per-CPU stats
  * (START, then END with the BPF-side losses and records read) and
  * TraceStats with the central buffer's accounting. */
-static int write_trailer(void *ctx, struct packet_sink *to)
+static int write_trailer(void *ctx, struct packet_sink *to, bool snapshot)
 {
 	struct recorder *r = ctx;
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
@@ -818,6 +818,11 @@ static int write_trailer(void *ctx, struct packet_sink *to)
 					      r->read_events, r->ncpus);
 	if (!e)
 		e = service_emit_trace_stats(to, seqs, nseq, &cs);
+	/* The names of the user frames so far (the main thread is the only
+	 * reader with user stacks); the final write has them in the buffer. */
+	if (!e && snapshot && r->ustacks)
+		e = ustacks_emit_symbols(r->ustacks, to, SEQ_SERVICE,
+					 clocks_boottime_ns());
 	free(acct);
 	free(seqs);
 	return e;
