@@ -314,6 +314,22 @@ fp_reader() {
 	[ "$("$BTR" dump "$TMP/s.pb" | grep -c " module_symbols path=$bin ")" -eq 1 ]
 }
 
+@test "user stacks: a process in another mount namespace (a container's files) is named too" {
+	local d=$TMP/nsdir t
+	mkdir "$d"
+	# the workload runs from a tmpfs mounted in its own mount namespace
+	# only: from the recorder's, $d is empty
+	"$BTR" --callstacks -o "$TMP/ns.pb" -- unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$d' && cp '$TOOLS/fpstacks' '$d/' && exec '$d/fpstacks' $ROUNDS" \
+		>"$TMP/ns.out" 2>"$TMP/ns.err" || fail "record failed: $(cat "$TMP/ns.err")"
+	[ ! -e "$d/fpstacks" ]
+	"$BTR" dump "$TMP/ns.pb" >"$TMP/ns.txt"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/ns.out")
+	[ -n "$t" ]
+	[ "$(grep " perf_sample " "$TMP/ns.txt" | grep " tid=$t " | grep -c ",inner_fn,middle_fn,outer_fn,reader_main")" -ge "$ROUNDS" ]
+	grep -q " module_symbols path=$d/fpstacks build_id=$(readelf -n "$TOOLS/fpstacks" | sed -n 's/.*Build ID: //p') addresses=[1-9]" "$TMP/ns.txt"
+}
+
 @test "user stacks: sync keeps them, and the ModuleSymbols of each input" {
 	local t
 	"$BTR" sync -q -o "$TMP/fpm.pb" "$W/fp.pb" "$W/fp2.pb"

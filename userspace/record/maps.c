@@ -73,15 +73,19 @@ static bool proc_retire(struct proc_maps *pm, struct proc *p)
 }
 
 /* One line of a maps file into *m when it is an executable mapping. */
-static bool parse_line(struct proc_maps *pm, char *line, struct user_map *m)
+static bool parse_line(struct proc_maps *pm, int32_t tgid, char *line,
+		       struct user_map *m)
 {
-	unsigned long long start, end, off;
-	char perms[8];
+	unsigned long long start, end, off, ino;
+	unsigned int major, minor;
+	char perms[8], root_path[4200];
+	struct sym_file f;
 	int pos = 0;
 	char *path, *nl;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms,
-		   &off, &pos) < 4 || !pos || perms[2] != 'x' || end <= start)
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+		   perms, &off, &major, &minor, &ino, &pos) < 7 || !pos ||
+	    perms[2] != 'x' || end <= start)
 		return false;
 	path = line + pos;
 	nl = strchr(path, '\n');
@@ -91,8 +95,15 @@ static bool parse_line(struct proc_maps *pm, char *line, struct user_map *m)
 	m->pm.start = start;
 	m->pm.end = end;
 	m->pm.exact_offset = off;
-	if (path[0] == '/')
-		m->mod = symbolizer_module(pm->sym, path);
+	if (path[0] == '/') {
+		/* through the process's root: its mount namespace's file */
+		f = (struct sym_file){ path, root_path,
+				       (uint64_t)major << 32 | minor, ino };
+		if (snprintf(root_path, sizeof(root_path), "%s/%" PRId32 "/root%s",
+			     pm->proc, tgid, path) >= (int)sizeof(root_path))
+			f.open_path = NULL;
+		m->mod = symbolizer_module(pm->sym, &f);
+	}
 	if (m->mod && m->mod->elf) {
 		m->pm.build_id = m->mod->build_id;
 		m->pm.build_id_len = m->mod->build_id_len;
@@ -127,7 +138,7 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 		return false;
 	}
 	while (getline(&line, &len, f) > 0) {
-		if (!parse_line(pm, line, &m))
+		if (!parse_line(pm, tgid, line, &m))
 			continue;
 		if (grow_array((void **)&p->v, &cap, p->n + 1, sizeof(*p->v),
 			       16)) {

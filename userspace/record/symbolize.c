@@ -26,6 +26,8 @@ struct sym_addr {
 
 struct module {
 	struct sym_module m;
+	char *open_path;    /* where it was found from here */
+	uint64_t dev, ino;  /* ino 0: told apart by path */
 	Dwfl *dwfl;         /* opened at the first lookup */
 	Dwfl_Module *mod;   /* NULL: no symbols to be had */
 	uint64_t bias;      /* dwfl's address of ELF address 0 */
@@ -37,7 +39,7 @@ struct module {
 };
 
 struct symbolizer {
-	struct hmap by_path; /* path hash -> module index + 1 */
+	struct hmap by_path; /* file key (key_of) -> module index + 1 */
 	struct module **mods;
 	size_t nmods, cap;
 	struct symbolizer_stats st;
@@ -72,10 +74,41 @@ struct symbolizer *symbolizer_new(void)
 	return s;
 }
 
-/* Build id and load bias of the ELF file at m->path, when it is one. */
-static void read_elf(struct sym_module *m)
+/* A file's key in by_path: its device and inode, or its path's hash. */
+static uint64_t key_of(const struct sym_file *f)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (!f->ino)
+		return hash_path(f->path);
+	return (f->ino * 0x9e3779b97f4a7c15ull) ^ (f->dev << 1 | 1);
+}
+
+static bool same_file(const struct module *md, const struct sym_file *f)
+{
+	return f->ino ? md->ino == f->ino && md->dev == f->dev
+		      : !md->ino && !strcmp(md->m.path, f->path);
+}
+
+/* Opens the file through the process's root, else by its plain path;
+ * md->open_path says which worked. */
+static int open_file(struct module *md, const struct sym_file *f)
+{
+	int fd = f->open_path ? open(f->open_path, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd >= 0) {
+		md->open_path = strdup(f->open_path);
+		if (md->open_path)
+			return fd;
+		close(fd);
+		return -1;
+	}
+	return open(f->path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Build id and load bias of the ELF file, when it is one. */
+static void read_elf(struct module *md, const struct sym_file *f)
+{
+	struct sym_module *m = &md->m;
+	int fd = open_file(md, f);
 	Elf *e;
 	const void *id;
 	ssize_t n;
@@ -105,9 +138,10 @@ static void read_elf(struct sym_module *m)
 	close(fd);
 }
 
-struct sym_module *symbolizer_module(struct symbolizer *s, const char *path)
+struct sym_module *symbolizer_module(struct symbolizer *s,
+				     const struct sym_file *f)
 {
-	uint64_t h = hash_path(path);
+	uint64_t h = key_of(f);
 	uint32_t *slot;
 	struct module *md;
 	bool added;
@@ -115,15 +149,15 @@ struct sym_module *symbolizer_module(struct symbolizer *s, const char *path)
 	slot = hmap_find(&s->by_path, &h);
 	if (slot) {
 		md = s->mods[*slot - 1];
-		/* A hash shared by two paths: the second goes unresolved. */
-		return strcmp(md->m.path, path) ? NULL : &md->m;
+		/* A key shared by two files: the second goes unresolved. */
+		return same_file(md, f) ? &md->m : NULL;
 	}
 	if (s->nmods >= SYM_MAX_MODULES ||
 	    grow_array((void **)&s->mods, &s->cap, s->nmods + 1,
 		       sizeof(*s->mods), 64))
 		return NULL;
 	md = calloc(1, sizeof(*md));
-	if (!md || !(md->m.path = strdup(path))) {
+	if (!md || !(md->m.path = strdup(f->path))) {
 		free(md);
 		return NULL;
 	}
@@ -137,7 +171,9 @@ struct sym_module *symbolizer_module(struct symbolizer *s, const char *path)
 		  hmap_random_seed());
 	s->mods[s->nmods++] = md;
 	*slot = (uint32_t)s->nmods;
-	read_elf(&md->m);
+	md->dev = f->dev;
+	md->ino = f->ino;
+	read_elf(md, f);
 	s->st.modules++;
 	s->st.not_elf += !md->m.elf;
 	return &md->m;
@@ -156,7 +192,9 @@ static Dwfl_Module *dwfl_of(struct module *md)
 	md->dwfl = dwfl_begin(&offline_callbacks);
 	if (!md->dwfl)
 		return NULL;
-	md->mod = dwfl_report_offline(md->dwfl, md->m.path, md->m.path, -1);
+	md->mod = dwfl_report_offline(md->dwfl, md->m.path,
+				      md->open_path ? md->open_path : md->m.path,
+				      -1);
 	dwfl_report_end(md->dwfl, NULL, NULL);
 	if (md->mod && !dwfl_module_getelf(md->mod, &bias))
 		md->mod = NULL;
@@ -290,6 +328,7 @@ void symbolizer_free(struct symbolizer *s)
 		if (md->dwfl)
 			dwfl_end(md->dwfl);
 		free(md->m.path);
+		free(md->open_path);
 		free(md);
 	}
 	free(s->mods);

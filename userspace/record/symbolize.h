@@ -42,10 +42,24 @@ struct symbolizer;
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
 
-/* The module of the file at `path`, opened the first time; NULL when out
- * of memory or past SYM_MAX_MODULES. A file that cannot be read is a
- * module too (elf false): asked again, it is not reopened. */
-struct sym_module *symbolizer_module(struct symbolizer *s, const char *path);
+/* Where a mapped file is: its path as the process sees it, the path to
+ * open it by from here (through the process's root, /proc/PID/root/...,
+ * so that files of other mount namespaces, e.g. containers, are found;
+ * the plain path is tried when that fails), and its device and inode from
+ * the maps line (inode 0: unknown). */
+struct sym_file {
+	const char *path;
+	const char *open_path;
+	uint64_t dev, ino;
+};
+
+/* The module of file f, opened the first time; NULL when out of memory or
+ * past SYM_MAX_MODULES. Modules are told apart by device and inode when
+ * known (the same path in two containers can be two files), else by path.
+ * A file that cannot be read is a module too (elf false): asked again, it
+ * is not reopened. */
+struct sym_module *symbolizer_module(struct symbolizer *s,
+				     const struct sym_file *f);
 
 /* The function at rel_pc (an address of the ELF's own, as Frame.rel_pc)
  * in module m, NULL when none is known. `leaf`: rel_pc is where the task
