@@ -64,6 +64,10 @@ check_role() {
 @test "callstacks: nanosleep sleeps in do_nanosleep" {
 	check_role sleeper do_nanosleep
 	stacks "$(tid sleeper)" | grep -q ",hrtimer_nanosleep,"
+	# libc's function after the system call, named without its symbol
+	# version (clock_nanosleep, not clock_nanosleep@GLIBC_2.2.5)
+	stacks "$(tid sleeper)" | grep -q ",entry_SYSCALL_64_after_hwframe,clock_nanosleep\(,\|$\)"
+	! grep " perf_sample " "$W/btf.txt" | grep -q "@" || false
 }
 
 @test "callstacks: a pipe reader sleeps in the pipe read function" {

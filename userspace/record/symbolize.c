@@ -230,7 +230,11 @@ const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
 	}
 	name = lookup(md, rel_pc, leaf);
 	md->a[md->na].rel_pc = rel_pc;
-	md->a[md->na].name = name ? strdup(name) : NULL;
+	/* without a symbol version (clock_nanosleep@GLIBC_2.2.5), as
+	 * Perfetto's own symbolizer names functions */
+	md->a[md->na].name = !name ? NULL
+			     : strcspn(name, "@") ? strndup(name, strcspn(name, "@"))
+						  : strdup(name);
 	*slot = (uint32_t)++md->na;
 	s->st.addrs++;
 	if (md->a[md->na - 1].name) {
