@@ -26,6 +26,7 @@
 #include "record/child.h"
 #include "record/clocks.h"
 #include "record/kallsyms.h"
+#include "record/hotplug.h"
 #include "record/options.h"
 #include "record/output.h"
 #include "record/plan.h"
@@ -39,6 +40,7 @@
 #include "util/log.h"
 
 #define READER_NICE (-10)
+#define HOTPLUG_PERIOD_NS 1000000000ull /* how often online CPUs are read */
 
 static volatile sig_atomic_t stop_requests, snapshot_requests;
 
@@ -74,6 +76,7 @@ struct reader_ctx {
 struct recorder {
 	struct record_opts o;
 	struct plan plan;
+	struct hotplug hotplug; /* CPUs that come online */
 	struct trace_output out;
 	struct packet_sink *data;   /* the central buffer */
 	struct packet_sink *clocks; /* where the next clock snapshot goes */
@@ -494,6 +497,8 @@ static int setup(struct recorder *r)
 		return -EINVAL;
 	}
 	r->ncpus = capture_ncpus(r->cap);
+	if (hotplug_init(&r->hotplug, &r->plan))
+		return -ENOMEM;
 	r->enc = calloc(r->ncpus, sizeof(*r->enc));
 	r->read_events = calloc(r->ncpus, sizeof(*r->read_events));
 	r->procs = procfs_new(r->data, SEQ_PROCESS_TREE);
@@ -670,7 +675,8 @@ static int start(struct recorder *r)
 	/* Loaded, attached, output open: keep only what snapshot files
 	 * need (their hand-over to the sudo user). */
 	e = privileges_drop(getenv("SUDO_UID") != NULL,
-			    r->o.callstacks && !r->o.kernel_stacks_only);
+			    r->o.callstacks && !r->o.kernel_stacks_only,
+			    r->plan.b.noffline > 0);
 	if (e)
 		log_warn("cannot drop privileges: %s", strerror(-e));
 	return start_readers(r);
@@ -715,6 +721,8 @@ static int periodic_work(struct recorder *r, uint64_t now, uint64_t *next)
 		if (!e)
 			e = output_write(&r->out);
 	}
+	if (!e && due(now, &next[4], HOTPLUG_PERIOD_NS))
+		hotplug_check(&r->hotplug, capture_rings(r->cap), NULL);
 	if (!e && r->out.file.err)
 		e = r->out.file.err; /* from a write under buffer pressure */
 	if (!e && snapshot_requests) {
@@ -746,10 +754,11 @@ static int main_turn(struct recorder *r, int timeout_ms)
 static int run_loop(struct recorder *r)
 {
 	uint64_t t0 = clocks_boottime_ns(), now = t0;
-	uint64_t next[4] = { t0 + r->o.snapshot_period_ns,
+	uint64_t next[5] = { t0 + r->o.snapshot_period_ns,
 			     t0 + r->o.clear_period_ns,
 			     t0 + r->o.flush_period_ns,
-			     t0 + r->o.file_write_period_ns };
+			     t0 + r->o.file_write_period_ns,
+			     t0 + HOTPLUG_PERIOD_NS };
 	int drain_ms = (int)(r->o.drain_period_ns / 1000000ull);
 	int e = 0;
 
@@ -922,6 +931,15 @@ static void report_accounting(struct recorder *r)
 	if (r->stacks)
 		log_callstacks(r);
 	log_recursion_misses(r);
+	if (r->hotplug.grown || r->hotplug.refused_n) {
+		uint64_t failed, grown = rings_grown(capture_rings(r->cap), &failed);
+
+		log_info("CPUs that came online: %llu rings grown, %llu could "
+			 "not be (kept their page), %llu without room in the "
+			 "budget", (unsigned long long)grown,
+			 (unsigned long long)failed,
+			 (unsigned long long)r->hotplug.refused_n);
+	}
 	if (r->counts.clock_skipped)
 		log_debug("%llu clock snapshots skipped: their ring was full",
 			  (unsigned long long)r->counts.clock_skipped);
@@ -985,6 +1003,7 @@ static void cleanup(struct recorder *r)
 	capture_close(r->cap);
 	ksyms_free(r->ksyms);
 	plan_free(&r->plan);
+	hotplug_free(&r->hotplug);
 	if (r->o.command)
 		child_abort(&r->child);
 }

@@ -6,7 +6,10 @@
  * records are 8-byte aligned after their 8-byte header. */
 #include "record/rings.h"
 
+#include "record/privileges.h"
+
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +30,20 @@ struct ring {
 	uint64_t mask;
 	size_t map_len;                /* of producer + data */
 	int fd;
+	int owner_epfd;                /* a reader's epoll set with it, -1 */
+	uint64_t grow_to;              /* atomic: a bigger size asked, 0 */
 };
 
 struct rings {
 	struct ring *r;
 	uint32_t n;
 	int epfd;
+	int outer_fd;
 	size_t page;
 	rings_record_fn fn;
 	void *ctx;
+	uint64_t grown;       /* atomic: rings grown */
+	uint64_t grow_failed; /* atomic: grows that kept the old ring */
 };
 
 static int map_ring(struct rings *rs, struct ring *r, uint64_t size)
@@ -62,17 +70,24 @@ static int map_ring(struct rings *rs, struct ring *r, uint64_t size)
 	return 0;
 }
 
+/* A ring map of `size` bytes for CPU id i, in r->fd (-1 on failure). */
+static void create_ring(struct ring *r, uint32_t i, uint64_t size)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "btr_ring%u", i);
+	r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
+			       (uint32_t)size, NULL);
+}
+
 static int add_ring(struct rings *rs, int outer_fd, uint32_t i, uint64_t size,
 		    char *err, size_t errlen)
 {
 	struct ring *r = &rs->r[i];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
-	char name[32];
 	int e;
 
-	snprintf(name, sizeof(name), "btr_ring%u", i);
-	r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
-			       (uint32_t)size, NULL);
+	create_ring(r, i, size);
 	if (r->fd < 0 || bpf_map_update_elem(outer_fd, &i, &r->fd, 0)) {
 		e = -errno;
 		snprintf(err, errlen,
@@ -101,12 +116,13 @@ struct rings *rings_new(int outer_fd, uint32_t n, const uint64_t *sizes,
 		return NULL;
 	}
 	rs->n = n;
+	rs->outer_fd = outer_fd;
 	rs->fn = fn;
 	rs->ctx = ctx;
 	rs->page = (size_t)sysconf(_SC_PAGESIZE);
 	rs->epfd = -1;
 	for (i = 0; i < n; i++)
-		rs->r[i].fd = -1;
+		rs->r[i].fd = rs->r[i].owner_epfd = -1;
 	rs->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (rs->epfd < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
@@ -166,14 +182,93 @@ static bool ring_empty(const struct ring *r)
 	return __atomic_load_n(r->producer, __ATOMIC_ACQUIRE) == *r->consumer;
 }
 
+static void unmap_ring(struct rings *rs, struct ring *r)
+{
+	if (r->producer)
+		munmap((void *)r->producer, r->map_len);
+	if (r->consumer)
+		munmap(r->consumer, rs->page);
+	if (r->fd >= 0)
+		close(r->fd);
+}
+
+/* Ring idx grows (its CPU came online with a one-page ring): a new ring
+ * takes the old one's place in the array of maps, so the programs reserve
+ * in it from their next run; the old one is drained to its last record
+ * (one being written is committed within microseconds: the program runs
+ * with preemption off) before it goes, so the CPU's records keep their
+ * order. On the thread that drains the ring. A failure keeps the old ring
+ * (its drops are counted as before). Returns the records read. */
+static int grow_ring(struct rings *rs, uint32_t idx, rings_record_fn fn,
+		     void *ctx, int *err)
+{
+	struct ring *r = &rs->r[idx], nr = { .fd = -1 };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = idx };
+	uint64_t size = __atomic_exchange_n(&r->grow_to, 0, __ATOMIC_ACQ_REL);
+	int n = 0, tries;
+
+	/* CAP_BPF for the moment of the creation (kept permitted for it) */
+	privileges_bpf(true);
+	create_ring(&nr, idx, size);
+	privileges_bpf(false);
+	if (nr.fd < 0 || map_ring(rs, &nr, size) ||
+	    bpf_map_update_elem(rs->outer_fd, &idx, &nr.fd, 0)) {
+		unmap_ring(rs, &nr);
+		__atomic_add_fetch(&rs->grow_failed, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	for (tries = 0; tries < 1000000; tries++) {
+		n += drain_ring(rs, idx, fn, ctx, err);
+		if (ring_empty(r))
+			break;
+		sched_yield();
+	}
+	nr.owner_epfd = r->owner_epfd;
+	epoll_ctl(rs->epfd, EPOLL_CTL_DEL, r->fd, NULL);
+	epoll_ctl(rs->epfd, EPOLL_CTL_ADD, nr.fd, &ev);
+	if (r->owner_epfd >= 0) {
+		epoll_ctl(r->owner_epfd, EPOLL_CTL_DEL, r->fd, NULL);
+		epoll_ctl(r->owner_epfd, EPOLL_CTL_ADD, nr.fd, &ev);
+	}
+	unmap_ring(rs, r);
+	*r = nr;
+	__atomic_add_fetch(&rs->grown, 1, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Ring idx: a grow asked for, then what it holds. */
+static int drain_one(struct rings *rs, uint32_t idx, rings_record_fn fn,
+		     void *ctx, int *err)
+{
+	struct ring *r = &rs->r[idx];
+	int n = 0;
+
+	if (__atomic_load_n(&r->grow_to, __ATOMIC_RELAXED))
+		n = grow_ring(rs, idx, fn, ctx, err);
+	if (!ring_empty(r))
+		n += drain_ring(rs, idx, fn, ctx, err);
+	return n;
+}
+
+void rings_request_grow(struct rings *rs, uint32_t i, uint64_t size)
+{
+	if (i < rs->n)
+		__atomic_store_n(&rs->r[i].grow_to, size, __ATOMIC_RELEASE);
+}
+
+uint64_t rings_grown(const struct rings *rs, uint64_t *failed)
+{
+	*failed = __atomic_load_n(&rs->grow_failed, __ATOMIC_RELAXED);
+	return __atomic_load_n(&rs->grown, __ATOMIC_RELAXED);
+}
+
 int rings_drain_range(struct rings *rs, uint32_t first, uint32_t n)
 {
 	uint32_t i, end = first + n > rs->n ? rs->n : first + n;
 	int total = 0, e = 0;
 
 	for (i = first; i < end; i++)
-		if (!ring_empty(&rs->r[i]))
-			total += drain_ring(rs, i, rs->fn, rs->ctx, &e);
+		total += drain_one(rs, i, rs->fn, rs->ctx, &e);
 	return e ? e : total;
 }
 
@@ -184,8 +279,8 @@ int rings_drain_list(struct rings *rs, const uint32_t *idx, uint32_t n,
 	int total = 0, e = 0;
 
 	for (i = 0; i < n; i++)
-		if (idx[i] < rs->n && !ring_empty(&rs->r[idx[i]]))
-			total += drain_ring(rs, idx[i], fn, ctx, &e);
+		if (idx[i] < rs->n)
+			total += drain_one(rs, idx[i], fn, ctx, &e);
 	return e ? e : total;
 }
 
@@ -194,7 +289,7 @@ int rings_drain(struct rings *rs)
 	return rings_drain_range(rs, 0, rs->n);
 }
 
-int rings_epoll_new(const struct rings *rs, const uint32_t *idx, uint32_t n,
+int rings_epoll_new(struct rings *rs, const uint32_t *idx, uint32_t n,
 		    int extra_fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -208,6 +303,7 @@ int rings_epoll_new(const struct rings *rs, const uint32_t *idx, uint32_t n,
 		if (idx[i] >= rs->n ||
 		    epoll_ctl(fd, EPOLL_CTL_ADD, rs->r[idx[i]].fd, &ev))
 			goto fail;
+		rs->r[idx[i]].owner_epfd = fd;
 	}
 	ev.data.u32 = UINT32_MAX;
 	if (extra_fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, extra_fd, &ev))
@@ -250,16 +346,8 @@ void rings_free(struct rings *rs)
 
 	if (!rs)
 		return;
-	for (i = 0; rs->r && i < rs->n; i++) {
-		struct ring *r = &rs->r[i];
-
-		if (r->producer)
-			munmap((void *)r->producer, r->map_len);
-		if (r->consumer)
-			munmap(r->consumer, rs->page);
-		if (r->fd >= 0)
-			close(r->fd);
-	}
+	for (i = 0; rs->r && i < rs->n; i++)
+		unmap_ring(rs, &rs->r[i]);
 	if (rs->epfd >= 0)
 		close(rs->epfd);
 	free(rs->r);

@@ -41,8 +41,15 @@ int rings_drain_list(struct rings *r, const uint32_t *idx, uint32_t n,
 		     rings_record_fn fn, void *ctx);
 /* A new epoll set (its fd, or a negative errno) over the n rings listed
  * and extra_fd when not negative (reported with data.u32 UINT32_MAX). */
-int rings_epoll_new(const struct rings *r, const uint32_t *idx, uint32_t n,
+int rings_epoll_new(struct rings *r, const uint32_t *idx, uint32_t n,
 		    int extra_fd);
+/* Asks that ring i grow to size bytes (a power of two, bigger than it is:
+ * its CPU came online after the start, with a one-page ring): whoever
+ * drains it next puts a new ring in its place. From any thread; the
+ * caller keeps track of the sizes it asked for. */
+void rings_request_grow(struct rings *r, uint32_t i, uint64_t size);
+/* Rings grown so far, and (in *failed) grows that kept the old ring. */
+uint64_t rings_grown(const struct rings *r, uint64_t *failed);
 uint32_t rings_count(const struct rings *r);
 /* The data bytes of ring i. */
 uint64_t rings_size(const struct rings *r, uint32_t i);
