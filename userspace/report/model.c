@@ -363,19 +363,14 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
 }
 
-/* Events e[0..n) of queue qi (its machine and CPU in q). */
+/* Events e[0..n) of queue qi (its machine and CPU in q); m->started. */
 static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 		       const struct rev *e, size_t n)
 {
 	const struct rev *end = e + n;
+	struct cpu_stat *c;
 	uint32_t i;
 
-	if (!m->started) {
-		m->started = true;
-		m->first = e->ts;
-		m->from = m->o.has_from ? e->ts + m->o.from : INT64_MIN;
-		m->to = m->o.has_to ? e->ts + m->o.to : INT64_MAX;
-	}
 	if (qi >= m->ncpu) {
 		size_t k;
 
@@ -385,12 +380,11 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 		if (m->oom)
 			return;
 	}
-	m->last = end[-1].ts;
-	m->events += n;
-	if (!m->cpu[qi].events)
-		m->cpu[qi].first = e->ts;
-	m->cpu[qi].last = end[-1].ts;
-	m->cpu[qi].events += n;
+	c = &m->cpu[qi];
+	if (!c->events)
+		c->first = e->ts;
+	c->last = end[-1].ts;
+	c->events += n;
 	for (; e < end; e++) {
 		switch (e->kind) {
 		case REV_SWITCH:
@@ -424,10 +418,23 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 
 void model_events(struct model *m, const struct merge_run *runs, size_t n)
 {
-	size_t r;
+	const struct merge_run *r, *end = runs + n;
 
-	for (r = 0; r < n && !m->oom; r++)
-		run_events(m, runs[r].q, runs[r].qi, runs[r].e, runs[r].n);
+	if (!n)
+		return;
+	if (!m->started) {
+		int64_t ts = runs[0].e->ts;
+
+		m->started = true;
+		m->first = ts;
+		m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
+		m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
+	}
+	for (r = runs; r < end && !m->oom; r++) {
+		run_events(m, r->q, r->qi, r->e, r->n);
+		m->events += r->n;
+	}
+	m->last = end[-1].e[end[-1].n - 1].ts;
 }
 
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
