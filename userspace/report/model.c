@@ -171,36 +171,48 @@ static enum tstate state_of(uint16_t prev_state)
 	return TS_OTHER;
 }
 
+/* A latency of d ns of thread i (hot line h), ended at ts. */
+static void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
+			 int64_t ts)
+{
+	struct lat *l = h->lat;
+
+	if ((!l && !(l = h->lat = calloc(1, sizeof(*l)))) ||
+	    hist_add(&l->h, d)) {
+		m->oom = true;
+		return;
+	}
+	l->sum += d;
+	if (d >= l->max) {
+		l->max = d;
+		l->max_ts = ts;
+	}
+	if (h->waker >= 0)
+		sketch_note(l->wk, NULL, WAKER_SLOTS, (uint32_t)h->waker, 1);
+}
+
+/* d ns off the CPU after thread i blocked in its function. */
+static void note_blocked(struct model *m, uint32_t i, uint64_t d)
+{
+	sketch_note(m->thr[i].bl, m->thr[i].bl_ns, BLOCKED_SLOTS,
+		    m->thr[i].blocked, d);
+}
+
 /* Ends thread i's current state at ts; switch_in when it ends by running
- * on the CPU of queue qi. */
-static void close_state(struct model *m, uint32_t i, int64_t ts,
-			bool switch_in, size_t qi)
+ * on the CPU of queue qi. Small, to be inlined: the rarer work is in the
+ * functions above. */
+static inline void close_state(struct model *m, uint32_t i, int64_t ts,
+			       bool switch_in, size_t qi)
 {
 	struct thread_hot *h = &m->hot[i];
-	struct lat *l;
 	uint64_t d;
 
 	switch (h->state) {
 	case TS_R:
 	case TS_RP:
-		if (!switch_in || !in_window(m, ts) || !m->cpu[qi].selected ||
-		    ts < h->since)
-			break;
-		d = (uint64_t)(ts - h->since);
-		l = h->lat;
-		if ((!l && !(l = h->lat = calloc(1, sizeof(*l)))) ||
-		    hist_add(&l->h, d)) {
-			m->oom = true;
-			break;
-		}
-		l->sum += d;
-		if (d >= l->max) {
-			l->max = d;
-			l->max_ts = ts;
-		}
-		if (h->waker >= 0)
-			sketch_note(l->wk, NULL, WAKER_SLOTS,
-				    (uint32_t)h->waker, 1);
+		if (switch_in && in_window(m, ts) && m->cpu[qi].selected &&
+		    ts >= h->since)
+			note_latency(m, h, (uint64_t)(ts - h->since), ts);
 		break;
 	case TS_S:
 	case TS_D:
@@ -210,8 +222,7 @@ static void close_state(struct model *m, uint32_t i, int64_t ts,
 		else
 			h->off_d += d;
 		if (h->blocked)
-			sketch_note(m->thr[i].bl, m->thr[i].bl_ns,
-				    BLOCKED_SLOTS, m->thr[i].blocked, d);
+			note_blocked(m, i, d);
 		h->blocked = 0;
 		break;
 	case TS_RUNNING:
