@@ -198,11 +198,12 @@ static void note_blocked(struct model *m, uint32_t i, uint64_t d)
 		    m->thr[i].blocked, d);
 }
 
-/* Ends thread i's current state at ts; switch_in when it ends by running
- * on the CPU of queue qi. Small, to be inlined: the rarer work is in the
- * functions above. */
+/* Ends thread i's current state at ts; latency when it ends by running
+ * at a time and on a CPU that count (in the window, on a CPU of the
+ * list). Small, to be inlined: the rarer work is in the functions
+ * above. */
 static inline void close_state(struct model *m, uint32_t i, int64_t ts,
-			       bool switch_in, size_t qi)
+			       bool latency)
 {
 	struct thread_hot *h = &m->hot[i];
 	uint64_t d;
@@ -210,8 +211,7 @@ static inline void close_state(struct model *m, uint32_t i, int64_t ts,
 	switch (h->state) {
 	case TS_R:
 	case TS_RP:
-		if (switch_in && in_window(m, ts) && m->cpu[qi].selected &&
-		    ts >= h->since)
+		if (latency && ts >= h->since)
 			note_latency(m, h, (uint64_t)(ts - h->since), ts);
 		break;
 	case TS_S:
@@ -240,10 +240,10 @@ static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 	h->since = ts;
 }
 
+/* A switch on c, the CPU of queue qi. */
 static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
-		      const struct rev *e)
+		      struct cpu_stat *c, const struct rev *e)
 {
-	struct cpu_stat *c = &m->cpu[qi];
 	bool full = e->kind == REV_SWITCH_FULL;
 	int32_t prev = full ? e->pid2 : c->cur;
 	bool counted = in_window(m, e->ts) && c->selected;
@@ -272,7 +272,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 		i = c->known && prev == c->cur ? c->cur_i :
 			thread_idx(m, q->machine, prev);
 		if (i != UINT32_MAX) {
-			close_state(m, i, e->ts, false, qi);
+			close_state(m, i, e->ts, false);
 			h = &m->hot[i];
 			open_state(h, s, e->ts);
 			if (counted) {
@@ -292,7 +292,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
 		return;
 	c->cur_i = i;
-	close_state(m, i, e->ts, true, qi);
+	close_state(m, i, e->ts, counted);
 	h = &m->hot[i];
 	open_state(h, TS_RUNNING, e->ts);
 	if (h->last_cpu >= 0 && (size_t)h->last_cpu != qi && counted)
@@ -302,10 +302,10 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 		m->hot[i].name = e->name;
 }
 
-static void on_waking(struct model *m, const struct cpu_queue *q, size_t qi,
-		      const struct rev *e)
+/* A waking on c, the CPU of queue qi. */
+static void on_waking(struct model *m, const struct cpu_queue *q,
+		      const struct cpu_stat *c, const struct rev *e)
 {
-	struct cpu_stat *c = &m->cpu[qi];
 	struct thread_hot *h;
 	int32_t waker;
 	uint32_t i;
@@ -327,7 +327,7 @@ static void on_waking(struct model *m, const struct cpu_queue *q, size_t qi,
 	h = &m->hot[i];
 	if (h->state == TS_RUNNING || h->state == TS_R || h->state == TS_RP)
 		return;
-	close_state(m, i, e->ts, false, qi);
+	close_state(m, i, e->ts, false);
 	open_state(h, TS_R, e->ts);
 	h->waker = waker;
 }
@@ -351,7 +351,7 @@ static void on_newtask(struct model *m, const struct cpu_queue *q,
 	m->thr[i].tgid = tgid;
 	if (e->name)
 		m->hot[i].name = e->name;
-	close_state(m, i, e->ts, false, 0);
+	close_state(m, i, e->ts, false);
 	open_state(&m->hot[i], TS_R, e->ts);
 	m->hot[i].waker = e->pid2;
 }
@@ -397,15 +397,16 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 	c->last = end[-1].ts;
 	c->events += n;
 	for (; e < end; e++) {
+		/* switches and wakings first: nearly every event */
+		if (e->kind <= REV_SWITCH_FULL) {
+			on_switch(m, q, qi, c, e);
+			continue;
+		}
+		if (e->kind <= REV_WAKING_FULL) {
+			on_waking(m, q, c, e);
+			continue;
+		}
 		switch (e->kind) {
-		case REV_SWITCH:
-		case REV_SWITCH_FULL:
-			on_switch(m, q, qi, e);
-			break;
-		case REV_WAKING:
-		case REV_WAKING_FULL:
-			on_waking(m, q, qi, e);
-			break;
 		case REV_NEWTASK:
 			on_newtask(m, q, e);
 			break;
