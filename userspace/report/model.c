@@ -146,6 +146,8 @@ static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)
 /* The part of [a, b) inside the window. */
 static uint64_t clip(const struct model *m, int64_t a, int64_t b)
 {
+	if (!m->windowed)
+		return b > a ? (uint64_t)(b - a) : 0;
 	if (a < m->from)
 		a = m->from;
 	if (b > m->to)
@@ -155,7 +157,7 @@ static uint64_t clip(const struct model *m, int64_t a, int64_t b)
 
 static bool in_window(const struct model *m, int64_t ts)
 {
-	return ts >= m->from && ts <= m->to;
+	return !m->windowed || (ts >= m->from && ts <= m->to);
 }
 
 static enum tstate state_of(uint16_t prev_state)
@@ -441,6 +443,7 @@ void model_events(struct model *m, const struct merge_run *runs, size_t n)
 		m->first = ts;
 		m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
 		m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
+		m->windowed = m->o.has_from || m->o.has_to;
 	}
 	for (r = runs; r < end && !m->oom; r++) {
 		run_events(m, r->q, r->qi, r->e, r->n);
