@@ -127,42 +127,76 @@ static int intern_add(struct decoder *d, const struct wire_field *f)
 	return 0;
 }
 
+/* The columns of a compact stream are read one at a time (a tight loop
+ * each), each up to the events the ones before it gave: the stream ends
+ * where its shortest column does, as in a lockstep walk. */
+
+/* Times (first absolute, then deltas, modulo 2^64) into e[0..), with the
+ * fields no column gives; how many. */
+static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind)
+{
+	uint64_t t = 0, dt;
+	size_t n = 0;
+
+	while (wire_read_varint(&a->p, a->end, &dt)) {
+		t += dt;
+		e[n] = (struct rev){ .ts = (int64_t)t, .kind = (uint8_t)kind };
+		n++;
+	}
+	return n;
+}
+
+/* pids, or (state) prev_states. */
+static size_t column_int(struct arr a, struct rev *e, size_t max, bool state)
+{
+	uint64_t v;
+	size_t n = 0;
+
+	while (n < max && wire_read_varint(&a.p, a.end, &v)) {
+		if (state)
+			e[n].state = (uint16_t)v;
+		else
+			e[n].pid = (int32_t)v;
+		n++;
+	}
+	return n;
+}
+
+/* Comm indexes, up to the first past the intern table. */
+static size_t column_comm(const struct decoder *d, struct arr a,
+			  struct rev *e, size_t max)
+{
+	uint64_t v;
+	size_t n = 0;
+
+	while (n < max && wire_read_varint(&a.p, a.end, &v) && v < d->nintern)
+		e[n++].name = d->intern[v];
+	return n;
+}
+
 /* Decodes a compact stream: times, one int array, and comm indexes (and,
- * for switches, prev_state) in lockstep, into r. */
+ * for switches, prev_state) of the same events, into r. It stops at the
+ * first event one of its arrays cannot give (a parse error). */
 static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 			  struct arr ts, struct arr pid, struct arr comm,
 			  struct arr state)
 {
-	uint64_t t = 0, dt, p, c, s = 0;
-	size_t cap = (size_t)(ts.end - ts.p);
+	size_t cap = (size_t)(ts.end - ts.p), n, all;
 
 	r->n = 0;
 	if (!ts.p)
 		return 0;
 	if (run_reserve(r, cap))
 		return -ENOMEM;
-	while (ts.p < ts.end) {
-		struct rev *e;
-
-		if (!wire_read_varint(&ts.p, ts.end, &dt) ||
-		    !wire_read_varint(&pid.p, pid.end, &p) ||
-		    !wire_read_varint(&comm.p, comm.end, &c) ||
-		    (kind == REV_SWITCH &&
-		     !wire_read_varint(&state.p, state.end, &s)) ||
-		    c >= d->nintern) {
-			d->parse_errors++;
-			break;
-		}
-		t += dt; /* first absolute, then deltas, modulo 2^64 */
-		e = &r->v[r->n++];
-		e->ts = (int64_t)t;
-		e->pid = (int32_t)p;
-		e->pid2 = 0;
-		e->name = d->intern[c];
-		e->state = (uint16_t)s;
-		e->kind = (uint8_t)kind;
-		e->flags = 0;
-	}
+	all = column_ts(&ts, r->v, kind);
+	n = column_int(pid, r->v, all, false);
+	n = column_comm(d, comm, r->v, n);
+	if (kind == REV_SWITCH)
+		n = column_int(state, r->v, n, true);
+	/* times left unread: one was malformed */
+	if (n < all || ts.p < ts.end)
+		d->parse_errors++;
+	r->n = n;
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* Decoding of TracePackets for the report, on the wire format without
- * unpacking: FtraceEventBundles (compact_sched's packed arrays walked in
- * lockstep into fixed-size events, with no allocation per event; regular
+ * unpacking: FtraceEventBundles (compact_sched's packed arrays read column
+ * by column into fixed-size events, with no allocation per event; regular
  * sched_switch, sched_waking, task_newtask, task_rename), ProcessTrees
  * (threads' processes and names) and SystemInfo's machine name. A
  * bundle's three time-ordered runs (compact switches, compact wakings,

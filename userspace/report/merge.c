@@ -32,6 +32,7 @@ void merge_free(struct merge *m)
 	for (i = 0; i < m->nq; i++)
 		free(m->q[i].v);
 	free(m->q);
+	free(m->heads);
 	hmap_free(&m->idx);
 	memset(m, 0, sizeof(*m));
 }
@@ -50,12 +51,16 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 	if (m->nq == m->capq) {
 		size_t cap = m->capq ? m->capq * 2 : 16;
 		struct cpu_queue *q = realloc(m->q, cap * sizeof(*q));
+		struct merge_head *h = q ? realloc(m->heads, cap * sizeof(*h)) :
+					   NULL;
 
-		if (!q) {
+		if (q)
+			m->q = q; /* bigger, even if heads fails */
+		if (!h) {
 			hmap_remove(&m->idx, &key);
 			return -1;
 		}
-		m->q = q;
+		m->heads = h;
 		m->capq = cap;
 	}
 	m->q[m->nq] = (struct cpu_queue){ .machine = machine, .cpu = cpu,
@@ -106,11 +111,87 @@ static inline void put(struct merge *m, struct cpu_queue *q, size_t pos,
 	q->last = d->ts;
 }
 
+/* (ts, qi) comes before h in the heads' order. */
+static inline bool head_before(int64_t ts, size_t qi,
+			       const struct merge_head *h)
+{
+	return ts < h->ts || (ts == h->ts && qi < h->qi);
+}
+
+/* Queue qi, empty until now, has its first event at ts. */
+static void heads_insert(struct merge *m, size_t qi, int64_t ts)
+{
+	size_t k = m->nheads++;
+
+	for (; k && head_before(ts, qi, &m->heads[k - 1]); k--)
+		m->heads[k] = m->heads[k - 1];
+	m->heads[k] = (struct merge_head){ ts, qi };
+}
+
+/* The first queue's head moved on to ts: it takes its place among the
+ * others (or leaves when it is empty). */
+static inline void heads_first_moved(struct merge *m, bool empty, int64_t ts)
+{
+	struct merge_head *h = m->heads;
+	size_t qi = h[0].qi, k = 0, n = m->nheads;
+
+	if (empty) {
+		memmove(h, h + 1, --m->nheads * sizeof(*h));
+		return;
+	}
+	for (; k + 1 < n && !head_before(ts, qi, &h[k + 1]); k++)
+		h[k] = h[k + 1];
+	h[k] = (struct merge_head){ ts, qi };
+}
+
 /* The time of run r's next event, INT64_MAX when it has none. */
 static inline int64_t next_ts(const struct rev *const *v, const size_t *n,
 			      const size_t *pos, size_t r)
 {
 	return pos[r] < n[r] ? v[r][pos[r]].ts : INT64_MAX;
+}
+
+/* The common case of merge_push, without moving any time: no event
+ * before the queue's last one or the latest handed out. The runs (each
+ * in time order) go to q's ring from slot pos on (masked) in time order,
+ * the first run first on equal times: the first two merged up to each
+ * event of the third (few: the regular events), which follows them.
+ * False when it does not apply (nothing done). */
+static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
+		       const struct rev *const *rv, const size_t *rn)
+{
+	/* an empty run may be NULL */
+	const struct rev *a = rv[0], *ae = rn[0] ? a + rn[0] : a, *b = rv[1],
+			 *be = rn[1] ? b + rn[1] : b, *c = rv[2];
+	int64_t low = q->last > m->released ? q->last : m->released;
+	size_t mask = q->cap - 1, j;
+	struct rev *v = q->v;
+
+	if ((rn[0] && a->ts < low) || (rn[1] && b->ts < low) ||
+	    (rn[2] && c->ts < low))
+		return false;
+	for (j = 0; j <= rn[2]; j++) {
+		int64_t lim = j < rn[2] ? c[j].ts : INT64_MAX;
+
+		while (a < ae && b < be) {
+			bool tb = b->ts < a->ts;
+			const struct rev *src = tb ? b : a;
+
+			if (src->ts > lim)
+				break;
+			v[pos++ & mask] = *src;
+			a += !tb;
+			b += tb;
+		}
+		while (a < ae && a->ts <= lim)
+			v[pos++ & mask] = *a++;
+		while (b < be && b->ts <= lim)
+			v[pos++ & mask] = *b++;
+		if (j < rn[2])
+			v[pos++ & mask] = c[j];
+	}
+	q->last = v[(pos - 1) & mask].ts;
+	return true;
 }
 
 int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
@@ -131,9 +212,11 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		return 0;
 	if (reserve(q, total))
 		return -1;
+	start = q->head + q->n;
+	if (push_plain(m, q, start, rv, rn))
+		goto queued;
 	for (r = 0; r < MERGE_MAX_RUNS; r++)
 		t[r] = next_ts(rv, rn, pos, r);
-	start = q->head + q->n;
 	for (i = 0; i < total; i++) {
 		/* the earliest next event, the first run on ties; without
 		 * branches, as which run comes next is not predictable */
@@ -147,6 +230,9 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		put(m, q, start + i, &rv[b][pos[b]++]);
 		t[b] = next_ts(rv, rn, pos, b);
 	}
+queued:
+	if (!q->n)
+		heads_insert(m, qi, q->v[q->head].ts);
 	q->n += total;
 	q->head_ts = q->v[q->head].ts;
 	m->pending += total;
@@ -177,34 +263,22 @@ void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
 	struct merge_run runs[MERGE_BATCH];
 	size_t nruns = 0;
 
-	while (m->pending) {
-		int64_t best = INT64_MAX, second = INT64_MAX, stop;
-		size_t i, bi = 0;
-		struct cpu_queue *q;
+	/* the queues with events are m->heads, by head time then index: the
+	 * first is the one the earliest event is in (the first of equals),
+	 * the second's head the least of the others' */
+	while (m->nheads) {
+		size_t bi = m->heads[0].qi;
+		int64_t best = m->heads[0].ts, stop;
+		int64_t second = m->nheads > 1 ? m->heads[1].ts : INT64_MAX;
+		bool over = m->pending > MERGE_MAX_PENDING;
+		struct cpu_queue *q = &m->q[bi];
 
-		/* without branches: which queue is next is not predictable;
-		 * second is the least of the others, min(second, max(t,
-		 * best)), as selects (conditional moves) */
-		for (i = 0; i < m->nq; i++) {
-			int64_t t = m->q[i].head_ts;
-			bool lt = t < best;
-			int64_t hi = lt ? best : t;
-
-			bi = lt ? i : bi;
-			best = lt ? t : best;
-			second = hi < second ? hi : second;
-		}
-		if (!m->q[bi].n) /* every head at INT64_MAX: the first queue */
-			for (bi = 0; !m->q[bi].n; bi++)
-				;
-		if (best > wm && m->pending <= MERGE_MAX_PENDING)
+		if (best > wm && !over)
 			break;
 		/* over the cap: the oldest go whatever the watermark */
-		stop = m->pending > MERGE_MAX_PENDING ? second :
-			   (second < wm ? second : wm);
+		stop = over ? second : (second < wm ? second : wm);
 		if (stop < best)
 			stop = best;
-		q = &m->q[bi];
 		/* the run up to stop, cut where the ring wraps */
 		do {
 			size_t n = 1, lim = q->cap - q->head;
@@ -227,6 +301,7 @@ void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
 			m->pending -= n;
 		} while (q->n && q->v[q->head].ts <= stop);
 		q->head_ts = q->n ? q->v[q->head].ts : INT64_MAX;
+		heads_first_moved(m, !q->n, q->head_ts);
 	}
 	if (nruns)
 		fn(ctx, runs, nruns);

@@ -38,9 +38,19 @@ struct cpu_queue {
 	uint32_t machine, cpu;
 };
 
+/* A queue with events, in the order of heads (merge_release). */
+struct merge_head {
+	int64_t ts;          /* its head_ts */
+	size_t qi;
+};
+
 struct merge {
 	struct cpu_queue *q;
 	size_t nq, capq;
+	/* the queues with events by (head time, index): the next run comes
+	 * from the first, up to the second's head */
+	struct merge_head *heads;
+	size_t nheads;
 	struct hmap idx;     /* (machine, cpu) -> queue index */
 	size_t pending;
 	int64_t max_ts;      /* latest time queued anywhere */

@@ -146,6 +146,8 @@ static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)
 /* The part of [a, b) inside the window. */
 static uint64_t clip(const struct model *m, int64_t a, int64_t b)
 {
+	if (!m->windowed)
+		return b > a ? (uint64_t)(b - a) : 0;
 	if (a < m->from)
 		a = m->from;
 	if (b > m->to)
@@ -155,7 +157,7 @@ static uint64_t clip(const struct model *m, int64_t a, int64_t b)
 
 static bool in_window(const struct model *m, int64_t ts)
 {
-	return ts >= m->from && ts <= m->to;
+	return !m->windowed || (ts >= m->from && ts <= m->to);
 }
 
 static enum tstate state_of(uint16_t prev_state)
@@ -171,36 +173,48 @@ static enum tstate state_of(uint16_t prev_state)
 	return TS_OTHER;
 }
 
-/* Ends thread i's current state at ts; switch_in when it ends by running
- * on the CPU of queue qi. */
-static void close_state(struct model *m, uint32_t i, int64_t ts,
-			bool switch_in, size_t qi)
+/* A latency of d ns of thread i (hot line h), ended at ts. */
+static void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
+			 int64_t ts)
+{
+	struct lat *l = h->lat;
+
+	if ((!l && !(l = h->lat = calloc(1, sizeof(*l)))) ||
+	    hist_add(&l->h, d)) {
+		m->oom = true;
+		return;
+	}
+	l->sum += d;
+	if (d >= l->max) {
+		l->max = d;
+		l->max_ts = ts;
+	}
+	if (h->waker >= 0)
+		sketch_note(l->wk, NULL, WAKER_SLOTS, (uint32_t)h->waker, 1);
+}
+
+/* d ns off the CPU after thread i blocked in its function. */
+static void note_blocked(struct model *m, uint32_t i, uint64_t d)
+{
+	sketch_note(m->thr[i].bl, m->thr[i].bl_ns, BLOCKED_SLOTS,
+		    m->thr[i].blocked, d);
+}
+
+/* Ends thread i's current state at ts; latency when it ends by running
+ * at a time and on a CPU that count (in the window, on a CPU of the
+ * list). Small, to be inlined: the rarer work is in the functions
+ * above. */
+static inline void close_state(struct model *m, uint32_t i, int64_t ts,
+			       bool latency)
 {
 	struct thread_hot *h = &m->hot[i];
-	struct lat *l;
 	uint64_t d;
 
 	switch (h->state) {
 	case TS_R:
 	case TS_RP:
-		if (!switch_in || !in_window(m, ts) || !m->cpu[qi].selected ||
-		    ts < h->since)
-			break;
-		d = (uint64_t)(ts - h->since);
-		l = h->lat;
-		if ((!l && !(l = h->lat = calloc(1, sizeof(*l)))) ||
-		    hist_add(&l->h, d)) {
-			m->oom = true;
-			break;
-		}
-		l->sum += d;
-		if (d >= l->max) {
-			l->max = d;
-			l->max_ts = ts;
-		}
-		if (h->waker >= 0)
-			sketch_note(l->wk, NULL, WAKER_SLOTS,
-				    (uint32_t)h->waker, 1);
+		if (latency && ts >= h->since)
+			note_latency(m, h, (uint64_t)(ts - h->since), ts);
 		break;
 	case TS_S:
 	case TS_D:
@@ -210,8 +224,7 @@ static void close_state(struct model *m, uint32_t i, int64_t ts,
 		else
 			h->off_d += d;
 		if (h->blocked)
-			sketch_note(m->thr[i].bl, m->thr[i].bl_ns,
-				    BLOCKED_SLOTS, m->thr[i].blocked, d);
+			note_blocked(m, i, d);
 		h->blocked = 0;
 		break;
 	case TS_RUNNING:
@@ -229,10 +242,10 @@ static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 	h->since = ts;
 }
 
+/* A switch on c, the CPU of queue qi. */
 static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
-		      const struct rev *e)
+		      struct cpu_stat *c, const struct rev *e)
 {
-	struct cpu_stat *c = &m->cpu[qi];
 	bool full = e->kind == REV_SWITCH_FULL;
 	int32_t prev = full ? e->pid2 : c->cur;
 	bool counted = in_window(m, e->ts) && c->selected;
@@ -261,7 +274,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 		i = c->known && prev == c->cur ? c->cur_i :
 			thread_idx(m, q->machine, prev);
 		if (i != UINT32_MAX) {
-			close_state(m, i, e->ts, false, qi);
+			close_state(m, i, e->ts, false);
 			h = &m->hot[i];
 			open_state(h, s, e->ts);
 			if (counted) {
@@ -281,7 +294,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
 		return;
 	c->cur_i = i;
-	close_state(m, i, e->ts, true, qi);
+	close_state(m, i, e->ts, counted);
 	h = &m->hot[i];
 	open_state(h, TS_RUNNING, e->ts);
 	if (h->last_cpu >= 0 && (size_t)h->last_cpu != qi && counted)
@@ -291,10 +304,10 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 		m->hot[i].name = e->name;
 }
 
-static void on_waking(struct model *m, const struct cpu_queue *q, size_t qi,
-		      const struct rev *e)
+/* A waking on c, the CPU of queue qi. */
+static void on_waking(struct model *m, const struct cpu_queue *q,
+		      const struct cpu_stat *c, const struct rev *e)
 {
-	struct cpu_stat *c = &m->cpu[qi];
 	struct thread_hot *h;
 	int32_t waker;
 	uint32_t i;
@@ -316,7 +329,7 @@ static void on_waking(struct model *m, const struct cpu_queue *q, size_t qi,
 	h = &m->hot[i];
 	if (h->state == TS_RUNNING || h->state == TS_R || h->state == TS_RP)
 		return;
-	close_state(m, i, e->ts, false, qi);
+	close_state(m, i, e->ts, false);
 	open_state(h, TS_R, e->ts);
 	h->waker = waker;
 }
@@ -340,7 +353,7 @@ static void on_newtask(struct model *m, const struct cpu_queue *q,
 	m->thr[i].tgid = tgid;
 	if (e->name)
 		m->hot[i].name = e->name;
-	close_state(m, i, e->ts, false, 0);
+	close_state(m, i, e->ts, false);
 	open_state(&m->hot[i], TS_R, e->ts);
 	m->hot[i].waker = e->pid2;
 }
@@ -363,19 +376,14 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
 }
 
-/* Events e[0..n) of queue qi (its machine and CPU in q). */
+/* Events e[0..n) of queue qi (its machine and CPU in q); m->started. */
 static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 		       const struct rev *e, size_t n)
 {
 	const struct rev *end = e + n;
+	struct cpu_stat *c;
 	uint32_t i;
 
-	if (!m->started) {
-		m->started = true;
-		m->first = e->ts;
-		m->from = m->o.has_from ? e->ts + m->o.from : INT64_MIN;
-		m->to = m->o.has_to ? e->ts + m->o.to : INT64_MAX;
-	}
 	if (qi >= m->ncpu) {
 		size_t k;
 
@@ -385,22 +393,22 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 		if (m->oom)
 			return;
 	}
-	m->last = end[-1].ts;
-	m->events += n;
-	if (!m->cpu[qi].events)
-		m->cpu[qi].first = e->ts;
-	m->cpu[qi].last = end[-1].ts;
-	m->cpu[qi].events += n;
+	c = &m->cpu[qi];
+	if (!c->events)
+		c->first = e->ts;
+	c->last = end[-1].ts;
+	c->events += n;
 	for (; e < end; e++) {
+		/* switches and wakings first: nearly every event */
+		if (e->kind <= REV_SWITCH_FULL) {
+			on_switch(m, q, qi, c, e);
+			continue;
+		}
+		if (e->kind <= REV_WAKING_FULL) {
+			on_waking(m, q, c, e);
+			continue;
+		}
 		switch (e->kind) {
-		case REV_SWITCH:
-		case REV_SWITCH_FULL:
-			on_switch(m, q, qi, e);
-			break;
-		case REV_WAKING:
-		case REV_WAKING_FULL:
-			on_waking(m, q, qi, e);
-			break;
 		case REV_NEWTASK:
 			on_newtask(m, q, e);
 			break;
@@ -424,10 +432,24 @@ static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
 
 void model_events(struct model *m, const struct merge_run *runs, size_t n)
 {
-	size_t r;
+	const struct merge_run *r, *end = runs + n;
 
-	for (r = 0; r < n && !m->oom; r++)
-		run_events(m, runs[r].q, runs[r].qi, runs[r].e, runs[r].n);
+	if (!n)
+		return;
+	if (!m->started) {
+		int64_t ts = runs[0].e->ts;
+
+		m->started = true;
+		m->first = ts;
+		m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
+		m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
+		m->windowed = m->o.has_from || m->o.has_to;
+	}
+	for (r = runs; r < end && !m->oom; r++) {
+		run_events(m, r->q, r->qi, r->e, r->n);
+		m->events += r->n;
+	}
+	m->last = end[-1].e[end[-1].n - 1].ts;
 }
 
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,

@@ -132,6 +132,7 @@ struct model {
 	struct model_opts o;
 	int64_t first, last;  /* first and last event time, once started */
 	int64_t from, to;     /* absolute window */
+	bool windowed;        /* --from or --to: from and to clip */
 	bool started;
 	uint64_t events, skipped_wakings;
 	bool oom;
