@@ -319,13 +319,19 @@ fp_reader() {
 }
 
 @test "user stacks: a process in another mount namespace (a container's files) is named too" {
-	local d=$TMP/nsdir t
+	local d=$TMP/nsdir t rc=0
 	mkdir "$d"
 	# the workload runs from a tmpfs mounted in its own mount namespace
-	# only: from the recorder's, $d is empty
-	"$BTR" --callstacks -o "$TMP/ns.pb" -- unshare -m --propagation private sh -c \
-		"mount -t tmpfs none '$d' && cp '$TOOLS/fpstacks' '$d/' && exec '$d/fpstacks' $ROUNDS" \
-		>"$TMP/ns.out" 2>"$TMP/ns.err" || fail "record failed: $(cat "$TMP/ns.err")"
+	# only (on a private bind of $d, so that it does not propagate back,
+	# whatever the propagation of the mounts here; "/" itself may be no
+	# mount point, as in a chroot): from the recorder's, $d is empty
+	"$BTR" --callstacks -o "$TMP/ns.pb" -- unshare -m --propagation unchanged sh -c \
+		"mount --bind '$d' '$d' && mount --make-private '$d' && mount -t tmpfs none '$d' &&
+		 cp '$TOOLS/fpstacks' '$d/' && exec '$d/fpstacks' $ROUNDS" \
+		>"$TMP/ns.out" 2>"$TMP/ns.err" || rc=$?
+	# the bind may have propagated here: undo it
+	while mountpoint -q "$d"; do umount "$d" || break; done
+	[ "$rc" -eq 0 ] || fail "record failed: $(cat "$TMP/ns.err")"
 	[ ! -e "$d/fpstacks" ]
 	"$BTR" dump "$TMP/ns.pb" >"$TMP/ns.txt"
 	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/ns.out")
