@@ -336,6 +336,7 @@ fp_reader() {
 	"$BTR" dump "$TMP/ns.pb" >"$TMP/ns.txt"
 	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/ns.out")
 	[ -n "$t" ]
+	grep " perf_sample " "$TMP/ns.txt" | grep " tid=$t " | sed 's/.*entry_SYSCALL_64_after_hwframe//' | sort | uniq -c
 	[ "$(grep " perf_sample " "$TMP/ns.txt" | grep " tid=$t " | grep -c ",inner_fn,middle_fn,outer_fn,reader_main")" -ge "$ROUNDS" ]
 	grep -q " module_symbols path=$d/fpstacks build_id=$(readelf -n "$TOOLS/fpstacks" | sed -n 's/.*Build ID: //p') addresses=[1-9]" "$TMP/ns.txt"
 }

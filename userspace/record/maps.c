@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/grow.h"
 #include "util/hashmap.h"
@@ -17,6 +18,7 @@ struct proc {
 	struct user_map *v; /* sorted by start; paths owned */
 	size_t n;
 	uint64_t pass; /* the pass the maps were last read in */
+	uint32_t reads; /* in that pass */
 	bool gone;
 };
 
@@ -73,8 +75,35 @@ static bool proc_retire(struct proc_maps *pm, struct proc *p)
 }
 
 /* One line of a maps file into *m when it is an executable mapping. */
-static bool parse_line(struct proc_maps *pm, int32_t tgid, char *line,
-		       struct user_map *m)
+/* The process's root as this process sees it (readlink of /proc/PID/root:
+ * "/" unless the process is chrooted or its root is out of our reach, then
+ * printed as maps prints paths), into root; "" when it cannot be read. */
+static void root_of(const struct proc_maps *pm, int32_t tgid, char *root,
+		    size_t len)
+{
+	char link[96];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/%" PRId32 "/root", pm->proc, tgid);
+	n = readlink(link, root, len - 1);
+	root[n > 0 ? n : 0] = '\0';
+}
+
+/* The path of a maps line inside the process's root: maps prints a path
+ * as seen from our root, so a file out of our reach comes with the
+ * process root's own printed path in front (a chroot in another mount
+ * namespace): that part goes. */
+static const char *inside_root(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n > 1 && !strncmp(path, root, n) && path[n] == '/')
+		return path + n;
+	return path;
+}
+
+static bool parse_line(struct proc_maps *pm, int32_t tgid, const char *root,
+		       char *line, struct user_map *m)
 {
 	unsigned long long start, end, off, ino;
 	unsigned int major, minor;
@@ -91,6 +120,7 @@ static bool parse_line(struct proc_maps *pm, int32_t tgid, char *line,
 	nl = strchr(path, '\n');
 	if (nl)
 		*nl = '\0';
+	path = (char *)inside_root(path, root); /* as the process sees it */
 	memset(m, 0, sizeof(*m));
 	m->pm.start = start;
 	m->pm.end = end;
@@ -100,7 +130,8 @@ static bool parse_line(struct proc_maps *pm, int32_t tgid, char *line,
 		f = (struct sym_file){ path, root_path,
 				       (uint64_t)major << 32 | minor, ino };
 		if (snprintf(root_path, sizeof(root_path), "%s/%" PRId32 "/root%s",
-			     pm->proc, tgid, path) >= (int)sizeof(root_path))
+			     pm->proc, tgid, path) >=
+		    (int)sizeof(root_path))
 			f.open_path = NULL;
 		m->mod = symbolizer_module(pm->sym, &f);
 	}
@@ -123,14 +154,16 @@ static int cmp_start(const void *a, const void *b)
 /* Reads the maps of tgid into p (empty); false when they cannot be read. */
 static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 {
-	char path[96], *line = NULL;
+	char path[96], root[4096], *line = NULL;
 	size_t len = 0, cap;
 	struct user_map m;
 	FILE *f;
 
 	cap = 0;
+	p->reads = p->pass == pm->pass ? p->reads + 1 : 1;
 	p->pass = pm->pass;
 	pm->st.reads++;
+	root_of(pm, tgid, root, sizeof(root));
 	snprintf(path, sizeof(path), "%s/%" PRId32 "/maps", pm->proc, tgid);
 	f = fopen(path, "re");
 	if (!f) {
@@ -138,7 +171,7 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 		return false;
 	}
 	while (getline(&line, &len, f) > 0) {
-		if (!parse_line(pm, tgid, line, &m))
+		if (!parse_line(pm, tgid, root, line, &m))
 			continue;
 		if (grow_array((void **)&p->v, &cap, p->n + 1, sizeof(*p->v),
 			       16)) {
@@ -188,12 +221,24 @@ const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 		return search(p, pc);
 	}
 	m = search(p, pc);
-	/* A pc outside the known maps: a library mapped since. Not for a
+	/* A pc outside the known maps: a library mapped since, or a new
+	 * program (an exec whose record this pass has not reached yet: rings
+	 * are drained one after the other); twice a pass at most. Not for a
 	 * process that is gone: its maps are the ones it had. */
-	if (!m && !p->gone && p->pass != pm->pass && proc_retire(pm, p) &&
-	    read_maps(pm, tgid, p))
+	if (!m && !p->gone && (p->pass != pm->pass || p->reads < 2) &&
+	    proc_retire(pm, p) && read_maps(pm, tgid, p))
 		m = search(p, pc);
 	return m;
+}
+
+void proc_maps_note_exec(struct proc_maps *pm, int32_t tgid)
+{
+	struct proc *p = hmap_find(&pm->procs, &tgid);
+
+	/* a new program: its maps are read again at its next stack (the old
+	 * ones stay to the end of the pass, frames may point into them) */
+	if (p && !p->gone && proc_retire(pm, p))
+		p->pass = UINT64_MAX;
 }
 
 void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid)

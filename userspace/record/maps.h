@@ -37,6 +37,8 @@ const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 				      uint64_t pc);
 
 /* Process tgid exec'd or exited: its maps go at the end of this pass. */
+/* tgid exec'd: its maps are read again at its next lookup. */
+void proc_maps_note_exec(struct proc_maps *pm, int32_t tgid);
 void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid);
 
 /* The end of a drain pass: forgets the processes noted gone, and lets

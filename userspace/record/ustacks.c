@@ -59,7 +59,7 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 	const struct btr_exit *x = (const void *)h;
 
 	if (h->type == BTR_REC_EXEC && len >= sizeof(struct btr_exec))
-		proc_maps_note_gone(u->maps, h->pid); /* pid == tgid now */
+		proc_maps_note_exec(u->maps, h->pid); /* pid == tgid now */
 	else if (h->type == BTR_REC_EXIT && len >= sizeof(*x) &&
 		 x->pid == x->tgid)
 		proc_maps_note_gone(u->maps, x->tgid);
