@@ -65,17 +65,30 @@ static void test_parse(void)
 	m = proc_maps_find(pm, 10, 0x7f0000001000);
 	CHECK(m && !strcmp(m->pm.path, "[vdso]") && !m->mod);
 	CHECK(proc_maps_find(pm, 10, 0x400010) == NULL); /* not executable */
+	/* a miss reads the maps again: twice a pass at most */
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 2);
 	CHECK(proc_maps_find(pm, 10, 0x7f0000003010) == NULL);
-	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 1);
-	/* a miss reads the maps again, once a pass */
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 2);
 	write_maps(10, "00500000-00501000 r-xp 00000000 08:01 13 /lib/new\n");
 	CHECK(proc_maps_find(pm, 10, 0x401234) != NULL); /* as known */
 	CHECK(proc_maps_find(pm, 10, 0x500100) == NULL);
-	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 1); /* read in this pass */
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 2); /* twice in this pass */
 	proc_maps_end_pass(pm);
 	m = proc_maps_find(pm, 10, 0x500100);
 	CHECK(m && !strcmp(m->pm.path, "/lib/new"));
-	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 2);
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 3);
+	/* an exec: the next lookup reads the new program's maps, in the same
+	 * pass; the old ones stay valid to its end */
+	write_maps(10, "00600000-00601000 r-xp 00000000 08:01 14 /bin/next\n");
+	proc_maps_note_exec(pm, 10);
+	CHECK(m && !strcmp(m->pm.path, "/lib/new"));
+	m = proc_maps_find(pm, 10, 0x600100);
+	CHECK(m && !strcmp(m->pm.path, "/bin/next"));
+	CHECK(proc_maps_find(pm, 10, 0x500100) == NULL);
+	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 5);
+	proc_maps_end_pass(pm);
+	write_maps(10, "00500000-00501000 r-xp 00000000 08:01 13 /lib/new\n");
+	CHECK(proc_maps_find(pm, 10, 0x500100) != NULL);
 	/* gone: kept to the end of the pass, then forgotten */
 	proc_maps_note_gone(pm, 10);
 	remove_maps(10);
