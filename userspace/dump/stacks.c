@@ -3,6 +3,8 @@
 #include "dump/stacks.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +19,8 @@ struct key {
 	uint64_t iid;
 };
 
-/* T_NAME: a string; T_FRAME: the function name's iid; T_STACK: n frame
+/* T_NAME: a string; T_FRAME: the function name's iid, and in str its
+ * rel_pc in hex, printed for a frame without a name; T_STACK: n frame
  * iids, root first. */
 struct val {
 	char *str;
@@ -95,10 +98,16 @@ int dump_stacks_intern(struct dump_stacks *s, uint32_t seq,
 			return -ENOMEM;
 	}
 	for (i = 0; i < d->n_frames; i++) {
-		v = slot(s, seq, T_FRAME, d->frames[i]->iid);
+		const Perfetto__Protos__Frame *f = d->frames[i];
+
+		v = slot(s, seq, T_FRAME, f->iid);
 		if (!v)
 			return -ENOMEM;
-		v->n = d->frames[i]->function_name_id;
+		v->n = f->function_name_id;
+		if (asprintf(&v->str, "0x%" PRIx64, f->rel_pc) < 0) {
+			v->str = NULL;
+			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < d->n_callstacks; i++) {
 		const Perfetto__Protos__Callstack *c = d->callstacks[i];
@@ -138,10 +147,11 @@ long dump_stacks_names(struct dump_stacks *s, uint32_t seq, uint64_t iid,
 		return -1;
 	for (i = 0; i < st->n; i++) {
 		f = find(s, seq, T_FRAME, st->ids[st->n - 1 - i]);
-		n = f ? find(s, seq, T_NAME, f->n) : NULL;
-		if (!n)
+		if (!f)
 			return -1;
-		s->names[i] = n->str;
+		/* No name, or an empty one: the frame's rel_pc. */
+		n = f->n ? find(s, seq, T_NAME, f->n) : NULL;
+		s->names[i] = n && n->str[0] ? n->str : f->str;
 	}
 	*names = s->names;
 	return (long)st->n;

@@ -207,7 +207,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	if (e)
 		return e;
 	note_tids(&rc->tids, h);
-	if (r->ustacks)
+	if (r->ustacks &&
+	    (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT))
 		ustacks_note_record(r->ustacks, h, len);
 	/* Streaming, and a drain pass fills the buffer faster than the
 	 * period writes it. */
