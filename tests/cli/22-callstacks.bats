@@ -175,8 +175,8 @@ pairs() {
 	[ "$status" -eq 64 ]
 }
 
-@test "callstacks: with reader threads, kernel stacks pair with sleeps; user stacks take one reader" {
-	local n s bad
+@test "callstacks: with reader threads, kernel and user stacks pair with sleeps" {
+	local n s bad t
 	"$BTR" -v --readers 2 --callstacks=kernel -o "$TMP/r2.pb" -- "$TOOLS/waits" "$ROUNDS" \
 		>/dev/null 2>"$TMP/r2.err" || fail "record failed: $(cat "$TMP/r2.err")"
 	grep -q "reader 1: CPU ids" "$TMP/r2.err"
@@ -186,11 +186,18 @@ pairs() {
 	[ "$n" -ge $((3 * ROUNDS)) ]
 	[ "$n" -eq "$s" ]
 	[ "$bad" -eq 0 ]
+	# user stacks: the reader threads share the maps and the symbols
 	"$BTR" -v --readers 2 --callstacks -o "$TMP/u2.pb" -- "$TOOLS/fpstacks" 20 \
-		>/dev/null 2>"$TMP/u2.err" || fail "record failed: $(cat "$TMP/u2.err")"
-	grep -q "with user stacks: one reader thread (not 2)" "$TMP/u2.err"
-	! grep -q "reader 1: CPU ids" "$TMP/u2.err" || false
-	"$BTR" dump "$TMP/u2.pb" | grep " perf_sample " | grep -q "inner_fn,middle_fn,outer_fn"
+		>"$TMP/u2.out" 2>"$TMP/u2.err" || fail "record failed: $(cat "$TMP/u2.err")"
+	grep -q "reader 1: CPU ids" "$TMP/u2.err"
+	"$BTR" dump "$TMP/u2.pb" >"$W/u2.txt"
+	read -r n s bad < <(pairs u2)
+	echo "readers 2, user stacks: $n samples, $s sleeping switch-outs, $bad misplaced"
+	[ "$n" -eq "$s" ]
+	[ "$bad" -eq 0 ]
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/u2.out")
+	[ "$(grep " perf_sample " "$W/u2.txt" | grep -c " tid=$t .*,inner_fn,middle_fn,outer_fn,reader_main")" -ge 20 ]
+	grep -q " module_symbols " "$W/u2.txt"
 }
 
 @test "callstacks: off by default" {

@@ -197,8 +197,13 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	}
 	if (h->type == BTR_REC_STACK && r->stacks) {
 		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
-		if (!e)
+		if (!e && r->ustacks) {
+			ustacks_lock(r->ustacks);
 			e = callstack_enc_add(r->stacks[cpu], cpu, h, len);
+			ustacks_unlock(r->ustacks);
+		} else if (!e) {
+			e = callstack_enc_add(r->stacks[cpu], cpu, h, len);
+		}
 		if (!e)
 			r->stack_records[cpu]++;
 		return e;
@@ -342,8 +347,8 @@ static int reader_pass_done(void *ctx, int records)
 	int e = flush_cpus(r, cpus, n);
 	bool tids = rc->tids.n > 0;
 
-	/* The user stacks' maps live to the end of the pass that used them
-	 * (with user stacks there is one reader: see setup). */
+	/* Maps retired by an exec or an exit go now: every stack encoded
+	 * with them was encoded under the ustacks lock. */
 	if (r->ustacks)
 		ustacks_end_pass(r->ustacks);
 
@@ -475,13 +480,6 @@ static int setup(struct recorder *r)
 						     r->plan.nslots);
 	if (r->nreaders > r->plan.nslots)
 		r->nreaders = r->plan.nslots;
-	/* User stacks share one maps cache and symbolizer, whose entries live
-	 * to the end of the reader's pass: one reader takes them all. */
-	if (r->o.callstacks && !r->o.kernel_stacks_only && r->nreaders > 1) {
-		log_info("--callstacks with user stacks: one reader thread "
-			 "(not %u); --callstacks=kernel keeps them", r->nreaders);
-		r->nreaders = 1;
-	}
 	r->rctx = aligned_alloc(64, r->nreaders * sizeof(*r->rctx));
 	if (!r->rctx)
 		return -ENOMEM;
@@ -828,8 +826,8 @@ static int write_trailer(void *ctx, struct packet_sink *to, bool snapshot)
 					      r->read_events, r->ncpus);
 	if (!e)
 		e = service_emit_trace_stats(to, seqs, nseq, &cs);
-	/* The names of the user frames so far (the main thread is the only
-	 * reader with user stacks); the final write has them in the buffer. */
+	/* The names of the user frames so far; the final write has them in
+	 * the buffer. */
 	if (!e && snapshot && r->ustacks)
 		e = ustacks_emit_symbols(r->ustacks, to, SEQ_SERVICE,
 					 clocks_boottime_ns());

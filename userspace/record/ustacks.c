@@ -1,6 +1,7 @@
 /* User stacks' mappings and symbols in the recorder (see ustacks.h). */
 #include "record/ustacks.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "record/maps.h"
@@ -8,6 +9,7 @@
 #include "util/log.h"
 
 struct ustacks {
+	pthread_mutex_t lock;
 	struct symbolizer *sym;
 	struct proc_maps *maps;
 };
@@ -18,6 +20,7 @@ struct ustacks *ustacks_new(void)
 
 	if (!u)
 		return NULL;
+	pthread_mutex_init(&u->lock, NULL);
 	u->sym = symbolizer_new();
 	u->maps = u->sym ? proc_maps_new(u->sym, NULL) : NULL;
 	if (!u->maps) {
@@ -33,7 +36,18 @@ void ustacks_free(struct ustacks *u)
 		return;
 	proc_maps_free(u->maps);
 	symbolizer_free(u->sym);
+	pthread_mutex_destroy(&u->lock);
 	free(u);
+}
+
+void ustacks_lock(struct ustacks *u)
+{
+	pthread_mutex_lock(&u->lock);
+}
+
+void ustacks_unlock(struct ustacks *u)
+{
+	pthread_mutex_unlock(&u->lock);
 }
 
 bool ustacks_resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
@@ -57,23 +71,35 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 			 size_t len)
 {
 	const struct btr_exit *x = (const void *)h;
+	bool exec = h->type == BTR_REC_EXEC && len >= sizeof(struct btr_exec);
 
-	if (h->type == BTR_REC_EXEC && len >= sizeof(struct btr_exec))
+	if (!exec && !(h->type == BTR_REC_EXIT && len >= sizeof(*x) &&
+		       x->pid == x->tgid))
+		return;
+	ustacks_lock(u);
+	if (exec)
 		proc_maps_note_exec(u->maps, h->pid); /* pid == tgid now */
-	else if (h->type == BTR_REC_EXIT && len >= sizeof(*x) &&
-		 x->pid == x->tgid)
+	else
 		proc_maps_note_gone(u->maps, x->tgid);
+	ustacks_unlock(u);
 }
 
 void ustacks_end_pass(struct ustacks *u)
 {
+	ustacks_lock(u);
 	proc_maps_end_pass(u->maps);
+	ustacks_unlock(u);
 }
 
 int ustacks_emit_symbols(struct ustacks *u, struct packet_sink *sink,
 			 uint32_t seq, uint64_t ts)
 {
-	return symbolizer_emit(u->sym, sink, seq, ts);
+	int e;
+
+	ustacks_lock(u);
+	e = symbolizer_emit(u->sym, sink, seq, ts);
+	ustacks_unlock(u);
+	return e;
 }
 
 void ustacks_log(const struct ustacks *u)

@@ -2,7 +2,8 @@
  * (maps.h) and the symbols (symbolize.h) that turn the user pcs of stack
  * records into Perfetto frames (callstack_user_fn), kept up to date by
  * the exec and exit records the reader sees, and the ModuleSymbols
- * packets written at the end. Not thread-safe. */
+ * packets written at the end. Shared by the reader threads: one lock
+ * guards it (see ustacks_lock). */
 #ifndef BTR_RECORD_USTACKS_H
 #define BTR_RECORD_USTACKS_H
 
@@ -19,16 +20,23 @@ struct ustacks;
 struct ustacks *ustacks_new(void);
 void ustacks_free(struct ustacks *u);
 
-/* callstack_user_fn: the mapping, rel_pc and name of a user pc. */
+/* Held around the encoding of a whole stack record (its resolves and the
+ * interning of what they return, which points into the maps cache and
+ * the symbolizer). The calls below take it themselves. */
+void ustacks_lock(struct ustacks *u);
+void ustacks_unlock(struct ustacks *u);
+
+/* callstack_user_fn, under ustacks_lock: the mapping, rel_pc and name of
+ * a user pc, valid until the lock is released. */
 bool ustacks_resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
 		     struct perf_frame *f);
 
-/* Every record the reader takes: exec and exit ones retire the maps of
- * their process at the end of the drain pass. */
+/* An exec or exit record: the maps of its process are read again at its
+ * next stack, or forgotten at the end of the drain pass. */
 void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 			 size_t len);
 
-/* The end of a drain pass. */
+/* The end of any reader's drain pass. */
 void ustacks_end_pass(struct ustacks *u);
 
 /* The ModuleSymbols packets, at timestamp ts after every sample. */
