@@ -289,7 +289,7 @@ fp_reader() {
 }
 
 @test "user stacks: mappings with build ids, rel_pc in the ELF's addresses, ModuleSymbols" {
-	local bin inner size got
+	local bin inner size got line
 	bin=$(readlink -f "$TOOLS/fpstacks")
 	protoc_decode "$W/fp.pb"
 	! grep -qE "^ *[0-9]+: " "$TMP/decoded.txt" || false
@@ -308,6 +308,12 @@ fp_reader() {
 	echo "inner_fn rel_pc $got in [$inner, $inner + $size)?"
 	[ -n "$got" ]
 	[ "$got" -gt "$inner" ] && [ "$got" -lt $((inner + size)) ]
+	# the workload has line tables (-g): middle_fn's frame is the line
+	# of its call to inner_fn, in fpstacks.c
+	line=$(grep -n "long r = inner_fn(fd, buf);" "$BATS_TEST_DIRNAME/../tools/fpstacks.c" | cut -d: -f1)
+	got=$(grep -A2 'function_name: "middle_fn"' "$TMP/ms.txt" | tr -d '\n')
+	echo "middle_fn: $got (line $line)"
+	[[ "$got" =~ source_file_name:\ \"[^\"]*tests/tools/fpstacks\.c\"\ *line_number:\ $line$ ]]
 }
 
 @test "user stacks: a SIGUSR1 snapshot has the ModuleSymbols of its frames too" {

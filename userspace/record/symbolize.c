@@ -21,7 +21,9 @@
 /* One looked-up address of a module. */
 struct sym_addr {
 	uint64_t rel_pc;
-	char *name; /* NULL: none found */
+	char *name;       /* NULL: none found */
+	const char *file; /* its source file (libdwfl's), NULL: none */
+	int line;
 };
 
 struct module {
@@ -202,12 +204,22 @@ static Dwfl_Module *dwfl_of(struct module *md)
 	return md->mod;
 }
 
-static const char *lookup(struct module *md, uint64_t rel_pc, bool leaf)
+/* The function of rel_pc, and into *a its source file and line when the
+ * module has line tables (built with -g, or its debug file installed). A
+ * return address (not the leaf) is looked up one byte back: in its call. */
+static const char *lookup(struct module *md, uint64_t rel_pc, bool leaf,
+			  struct sym_addr *a)
 {
 	Dwfl_Module *mod = dwfl_of(md);
 	uint64_t addr = rel_pc + md->bias - (leaf || !rel_pc ? 0 : 1);
+	const char *name = mod ? dwfl_module_addrname(mod, addr) : NULL;
+	Dwfl_Line *l = name ? dwfl_module_getsrc(mod, addr) : NULL;
 
-	return mod ? dwfl_module_addrname(mod, addr) : NULL;
+	a->file = l ? dwfl_lineinfo(l, NULL, &a->line, NULL, NULL, NULL)
+		    : NULL;
+	if (a->line <= 0)
+		a->file = NULL;
+	return name;
 }
 
 const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
@@ -228,7 +240,8 @@ const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
 		s->st.over_limit++;
 		return NULL;
 	}
-	name = lookup(md, rel_pc, leaf);
+	memset(&md->a[md->na], 0, sizeof(md->a[md->na]));
+	name = lookup(md, rel_pc, leaf, &md->a[md->na]);
 	md->a[md->na].rel_pc = rel_pc;
 	/* without a symbol version (clock_nanosleep@GLIBC_2.2.5), as
 	 * Perfetto's own symbolizer names functions */
@@ -273,6 +286,11 @@ static int emit_module(struct module *md, struct packet_sink *sink,
 			continue;
 		perfetto__protos__line__init(&ln[k]);
 		ln[k].function_name = md->a[i].name;
+		if (md->a[i].file) {
+			ln[k].source_file_name = (char *)md->a[i].file;
+			ln[k].has_line_number = 1;
+			ln[k].line_number = (uint32_t)md->a[i].line;
+		}
 		pln[k] = &ln[k];
 		perfetto__protos__address_symbols__init(&as[k]);
 		as[k].has_address = 1;
