@@ -261,6 +261,31 @@ fp_reader() {
 	  "$(stacks "$t" fp)" ]
 }
 
+@test "user stacks: a stack deeper than 64 frames is cut, flagged and counted; 50 calls deep is whole" {
+	local t n ut
+	"$BTR" --callstacks -o "$TMP/deep.pb" -- "$TOOLS/fpstacks" "$ROUNDS" 100 \
+		>"$TMP/deep.out" 2>"$TMP/deep.err" || fail "record failed: $(cat "$TMP/deep.err")"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/deep.out")
+	"$BTR" dump "$TMP/deep.pb" | grep " perf_sample " | grep " tid=$t " >"$TMP/deep.txt"
+	n=$(grep -c "stack=__schedule,.*,entry_SYSCALL_64_after_hwframe,inner_fn,middle_fn,outer_fn,deep_fn," "$TMP/deep.txt")
+	echo "$n samples of the reader blocked 104 calls deep"
+	[ "$n" -ge "$ROUNDS" ]
+	# cut: MAX_FRAMES_EXCEEDED, 64 user frames exactly, the outer ones gone
+	[ "$(grep -c " unwind_error=MAX_FRAMES_EXCEEDED " "$TMP/deep.txt")" -ge "$n" ]
+	[ "$(grep "inner_fn,middle_fn" "$TMP/deep.txt" | sed 's/.*,entry_SYSCALL_64_after_hwframe,//' | awk -F, '{ print NF }' | sort -u)" = 64 ]
+	! grep -q "reader_main" "$TMP/deep.txt" || false
+	ut=$(sed -n 's/.*user stacks: \([0-9]*\) truncated at 64 frames.*/\1/p' "$TMP/deep.err")
+	[ "$ut" -ge "$n" ]
+	[ "$(stat_value "$TMP/deep.pb" perf_samples_stack_truncated)" -eq "$ut" ]
+	# 54 frames of the program's own: whole, down to reader_main
+	"$BTR" --callstacks -o "$TMP/d50.pb" -- "$TOOLS/fpstacks" "$ROUNDS" 50 \
+		>"$TMP/d50.out" 2>"$TMP/d50.err" || fail "record failed: $(cat "$TMP/d50.err")"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/d50.out")
+	"$BTR" dump "$TMP/d50.pb" | grep " perf_sample " | grep " tid=$t " >"$TMP/d50.txt"
+	[ "$(grep -c ",inner_fn,middle_fn,outer_fn,\(deep_fn,\)\{50\}reader_main" "$TMP/d50.txt")" -ge "$ROUNDS" ]
+	! grep -q "MAX_FRAMES_EXCEEDED" "$TMP/d50.txt" || false
+}
+
 @test "user stacks: samples pair with sleeping switch-outs, failures and kernel threads counted" {
 	local n s bad line ut uf kt kn
 	read -r n s bad < <(pairs fp)

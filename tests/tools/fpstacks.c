@@ -7,9 +7,11 @@
  * walk from the system call finds inner_fn, middle_fn, outer_fn and
  * reader_main in that order. Each round the main thread waits until the
  * reader sleeps (its state in /proc) before it writes, so that every
- * round blocks. Prints, after the work is done:
- *   fpstacks reader=TID rounds=N
- * Usage: fpstacks [ROUNDS]. */
+ * round blocks. With DEPTH, reader_main reaches outer_fn through DEPTH
+ * calls of deep_fn (a user stack DEPTH + 4 frames deep, and more in
+ * libc). Prints, after the work is done:
+ *   fpstacks reader=TID rounds=N depth=D
+ * Usage: fpstacks [ROUNDS [DEPTH]]. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +21,7 @@
 #include <unistd.h>
 
 static int pipefd[2];
-static int rounds = 5;
+static int rounds = 5, depth;
 static volatile pid_t reader_tid;
 
 /* read(2) made here, so that the task's user pc is in this function. */
@@ -66,6 +68,15 @@ __attribute__((noinline)) static long outer_fn(int fd, char *buf)
 	return r;
 }
 
+/* outer_fn's read under n more frames of its own. */
+__attribute__((noinline)) static long deep_fn(int n, int fd, char *buf)
+{
+	long r = n > 0 ? deep_fn(n - 1, fd, buf) : outer_fn(fd, buf);
+
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
 __attribute__((noinline)) static void *reader_main(void *arg)
 {
 	char c;
@@ -74,7 +85,8 @@ __attribute__((noinline)) static void *reader_main(void *arg)
 	(void)arg;
 	reader_tid = (pid_t)syscall(SYS_gettid);
 	for (i = 0; i < rounds; i++)
-		if (outer_fn(pipefd[0], &c) != 1)
+		if ((depth ? deep_fn(depth - 1, pipefd[0], &c)
+			   : outer_fn(pipefd[0], &c)) != 1)
 			break;
 	__asm__ volatile("" ::: "memory");
 	return NULL;
@@ -113,7 +125,9 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
-	if (rounds < 1 || pipe(pipefd) ||
+	if (argc > 2)
+		depth = atoi(argv[2]);
+	if (rounds < 1 || depth < 0 || pipe(pipefd) ||
 	    pthread_create(&t, NULL, reader_main, NULL))
 		return 1;
 	for (i = 0; i < rounds; i++) {
@@ -123,6 +137,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	pthread_join(t, NULL);
-	printf("fpstacks reader=%d rounds=%d\n", (int)reader_tid, rounds);
+	printf("fpstacks reader=%d rounds=%d depth=%d\n", (int)reader_tid,
+	       rounds, depth);
 	return 0;
 }
