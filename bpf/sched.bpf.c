@@ -356,6 +356,79 @@ struct {
 
 #define PF_KTHREAD 0x00200000
 
+/* The frame-pointer walk of a user stack (x86-64): how far above the
+ * user sp a frame may be, 64 MiB (a thread's stack is 8 MiB by default;
+ * a frame past the bound ends the walk as the chain's end would). */
+#define USTACK_SPAN (64ull << 20)
+
+/* A saved frame: the caller's frame pointer, then the return address. */
+struct user_frame {
+	__u64 next;
+	__u64 ret;
+};
+
+/* The user stack of a 64-bit task from its user registers, through frame
+ * pointers, as the kernel's perf_callchain_user() walks it (the pc, then
+ * the return address of each frame), into ips[0 .. BTR_USTACK_MAX]: one
+ * frame more when the stack is deeper. Unlike the kernel's walk it only
+ * follows a frame pointer that can be a live frame: 8-aligned, above the
+ * user sp and the previous frame (callers are at higher addresses), at
+ * most USTACK_SPAN above sp. Code built without frame pointers leaves any
+ * value in rbp; the kernel would read there (a fault costs microseconds),
+ * this walk stops, with the same frames for every valid chain. A chain
+ * that leaves the stack for a lower one (a signal handler on an
+ * alternate stack) ends there. Returns the frames, -1 when the registers
+ * cannot be read. */
+static __always_inline long user_walk(struct stack_buf *b, __u32 n)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct user_frame f;
+	__u64 fp, sp, prev;
+	__u32 i;
+
+	if (!regs || n > BTR_STACK_MAX)
+		return -1;
+	sp = regs->sp;
+	fp = regs->bp;
+	prev = sp;
+	b->s.ips[n] = regs->ip;
+	for (i = 1; i <= BTR_USTACK_MAX; i++) {
+		if ((fp & 7) || fp < prev || fp - sp >= USTACK_SPAN ||
+		    (i > 1 && fp == prev))
+			return i;
+		if (bpf_probe_read_user(&f, sizeof(f), (void *)fp) || !f.ret)
+			return i;
+		if (n + i > BTR_STACK_MAX + BTR_USTACK_MAX)
+			return i;
+		b->s.ips[n + i] = f.ret;
+		prev = fp;
+		fp = f.next;
+	}
+	return i;
+}
+
+/* x86-64's user code segment: a task whose saved cs differs is a 32-bit
+ * (compat) one, its stack walked by the kernel. */
+#define USER64_CS 0x33
+
+/* Whether user_walk() can take the stack of the current task: x86-64,
+ * a kernel with bpf_task_pt_regs(), a 64-bit task. */
+static __always_inline bool user_walk_fits(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id,
+					BPF_FUNC_task_pt_regs))
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return regs && regs->cs == USER64_CS;
+#else
+	return false;
+#endif
+}
+
 /* The user stack of prev (current), after its n kernel frames: through
  * frame pointers, as deep as BTR_USTACK_MAX. Kernel threads have none,
  * which is not a failure. Returns the frames taken. */
@@ -373,14 +446,19 @@ static __always_inline __u32 user_stack(void *ctx, struct task_struct *prev,
 	}
 	if (n > BTR_STACK_MAX) /* for the verifier: n is at most that */
 		return 0;
-	m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
-			  BPF_F_USER_STACK);
+	if (user_walk_fits()) {
+		m = user_walk(b, n);
+	} else {
+		m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
+				  BPF_F_USER_STACK);
+		if (m >= 0)
+			m /= sizeof(__u64);
+	}
 	if (m < 0) {
 		b->s.flags |= BTR_USTACK_FAILED;
 		a->ustack_failed++;
 		return 0;
 	}
-	m /= sizeof(__u64);
 	if (m > BTR_USTACK_MAX) {
 		m = BTR_USTACK_MAX;
 		b->s.flags |= BTR_USTACK_TRUNCATED;

@@ -355,3 +355,25 @@ fp_reader() {
 	awk '$3 == "perf_sample" && $1 > s { s = $1 } $3 == "module_symbols" && (m == "" || $1 < m) { m = $1 }
 		END { print "last sample " s ", first module_symbols " m; exit !(m != "" && m >= s) }' "$TMP/fpm.txt"
 }
+
+@test "user stacks: a frame pointer that cannot be a frame ends the walk, not a failure" {
+	# fpstacks garbage: the reader's rbp at its system call points at a
+	# heap block laid out as a frame {0, 0x1234567}, as code built without
+	# frame pointers may leave rbp. A frame is above the user sp: the walk
+	# stops at the pc (the kernel's own walk would read the block and give
+	# 0x1234567 as a caller). The stack is whole: no error, none counted.
+	local t line
+	"$BTR" --callstacks -o "$TMP/g.pb" -- "$TOOLS/fpstacks" "$ROUNDS" garbage \
+		>"$TMP/g.out" 2>"$TMP/g.err" || fail "record failed: $(cat "$TMP/g.err")"
+	"$BTR" dump "$TMP/g.pb" >"$TMP/g.txt"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/g.out")
+	[ -n "$t" ]
+	grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | sed 's/.*stack=//' | sort | uniq -c
+	[ "$(grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | grep -c "stack=__schedule,.*pipe_read,.*,entry_SYSCALL_64_after_hwframe,inner_fn$")" -ge "$ROUNDS" ]
+	[ "$(grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | grep -vc "stack=.*,inner_fn$" || true)" -eq 0 ]
+	! grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | grep -q "unwind_error" || false
+	line=$(grep "user stacks:" "$TMP/g.err")
+	echo "$line"
+	[ "$(echo "$line" | sed -n 's/.*, \([0-9]*\) could not be taken.*/\1/p')" -eq \
+	  "$(stat_value "$TMP/g.pb" perf_samples_without_user_stack)" ]
+}

@@ -9,17 +9,27 @@
  * reader sleeps (its state in /proc) before it writes, so that every
  * round blocks. Prints, after the work is done:
  *   fpstacks reader=TID rounds=N
- * Usage: fpstacks [ROUNDS]. */
+ * Modes (second argument):
+ *   mixed    the reader reads, from the same call site, a pipe in even
+ *            rounds and a socket in odd ones: the same user pc and sp
+ *            over two kernel paths (pipe_read, unix_stream_read_*)
+ *   garbage  inner_fn makes its system call with rbp pointing at a heap
+ *            block laid out as a frame {0, 0x1234567}, as code built
+ *            without frame pointers may leave it: not a frame (it is
+ *            below the stack), the user stack ends at inner_fn
+ * Usage: fpstacks [ROUNDS [mixed|garbage]]. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static int pipefd[2];
-static int rounds = 5;
+static int pipefd[2], sockfd[2];
+static int rounds = 5, mixed, garbage;
+static unsigned long *fake_frame; /* garbage mode: {0, 0x1234567} */
 static volatile pid_t reader_tid;
 
 /* read(2) made here, so that the task's user pc is in this function. */
@@ -28,6 +38,18 @@ __attribute__((noinline)) static long inner_fn(int fd, char *buf)
 #if defined(__x86_64__)
 	long ret;
 
+	if (garbage) {
+		/* rbp saved in r12 (kept by the system call) */
+		__asm__ volatile("mov %%rbp, %%r12\n\t"
+				 "mov %[g], %%rbp\n\t"
+				 "syscall\n\t"
+				 "mov %%r12, %%rbp"
+				 : "=a"(ret)
+				 : "0"((long)SYS_read), "D"((long)fd), "S"(buf),
+				   "d"(1L), [g] "r"(fake_frame)
+				 : "rcx", "r11", "r12", "memory");
+		return ret;
+	}
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
 			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf),
@@ -74,7 +96,7 @@ __attribute__((noinline)) static void *reader_main(void *arg)
 	(void)arg;
 	reader_tid = (pid_t)syscall(SYS_gettid);
 	for (i = 0; i < rounds; i++)
-		if (outer_fn(pipefd[0], &c) != 1)
+		if (outer_fn(mixed && (i & 1) ? sockfd[0] : pipefd[0], &c) != 1)
 			break;
 	__asm__ volatile("" ::: "memory");
 	return NULL;
@@ -113,16 +135,24 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
+	mixed = argc > 2 && !strcmp(argv[2], "mixed");
+	garbage = argc > 2 && !strcmp(argv[2], "garbage");
+	fake_frame = calloc(2, sizeof(*fake_frame));
+	if (!fake_frame)
+		return 1;
+	fake_frame[1] = 0x1234567;
 	if (rounds < 1 || pipe(pipefd) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sockfd) ||
 	    pthread_create(&t, NULL, reader_main, NULL))
 		return 1;
 	for (i = 0; i < rounds; i++) {
 		nanosleep(&pause, NULL);
 		wait_sleeping();
-		if (write(pipefd[1], "x", 1) != 1)
+		if (write(mixed && (i & 1) ? sockfd[1] : pipefd[1], "x", 1) != 1)
 			return 1;
 	}
 	pthread_join(t, NULL);
 	printf("fpstacks reader=%d rounds=%d\n", (int)reader_tid, rounds);
+	free(fake_frame);
 	return 0;
 }
