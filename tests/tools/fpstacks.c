@@ -10,9 +10,11 @@
  * round blocks. Prints, after the work is done:
  *   fpstacks reader=TID rounds=N
  * Modes (second argument):
- *   mixed    the reader reads, from the same call site, a pipe in even
- *            rounds and a socket in odd ones: the same user pc and sp
- *            over two kernel paths (pipe_read, unix_stream_read_*)
+ *   mixed    the reader reads, from the same call site, a pipe in four
+ *            rounds, a socket in the next four, and so on: the same user
+ *            pc and sp over two kernel paths (pipe_read,
+ *            unix_stream_read_*), each repeated (round i reads the
+ *            socket when (i / 4) is odd)
  *   garbage  inner_fn makes its system call with rbp pointing at a heap
  *            block laid out as a frame {0, 0x1234567}, as code built
  *            without frame pointers may leave it: not a frame (it is
@@ -96,7 +98,7 @@ __attribute__((noinline)) static void *reader_main(void *arg)
 	(void)arg;
 	reader_tid = (pid_t)syscall(SYS_gettid);
 	for (i = 0; i < rounds; i++)
-		if (outer_fn(mixed && (i & 1) ? sockfd[0] : pipefd[0], &c) != 1)
+		if (outer_fn(mixed && (i / 4) % 2 ? sockfd[0] : pipefd[0], &c) != 1)
 			break;
 	__asm__ volatile("" ::: "memory");
 	return NULL;
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < rounds; i++) {
 		nanosleep(&pause, NULL);
 		wait_sleeping();
-		if (write(mixed && (i & 1) ? sockfd[1] : pipefd[1], "x", 1) != 1)
+		if (write(mixed && (i / 4) % 2 ? sockfd[1] : pipefd[1], "x", 1) != 1)
 			return 1;
 	}
 	pthread_join(t, NULL);

@@ -170,6 +170,7 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->blocked_mode = c->o.blocked_mode;
 	c->skel->rodata->callstacks = c->o.callstacks;
 	c->skel->rodata->user_stacks = c->o.user_stacks;
+	c->skel->rodata->kstack_check = c->o.kstack_check;
 	c->skel->rodata->sched_text_start = c->o.sched_text[0];
 	c->skel->rodata->sched_text_end = c->o.sched_text[1];
 	c->skel->rodata->lock_text_start = c->o.lock_text[0];
