@@ -66,7 +66,7 @@ struct {
 	__type(value, struct kstack_entry);
 } kstack_cache SEC(".maps");
 
-/* Per-CPU scratch: the kernel stack words read, the entry being filled,
+/* Scratch of a CPU: the kernel stack words read, the entry being filled,
  * and addresses turned into numbers (stored as pointers, read back as
  * scalars: the recorder loads with CAP_PERFMON, which allows it). */
 struct kstack_scratch {
@@ -78,8 +78,12 @@ struct kstack_scratch {
 	} top, sp;
 };
 
+/* One scratch per CPU id, indexed by the CPU (the programs using it run
+ * with preemption off and do not nest): an array, not a per-CPU one,
+ * so that userspace sizes it to one entry when --callstacks is off (17K
+ * for every possible CPU otherwise), which turns the cache off. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct kstack_scratch);
@@ -87,9 +91,9 @@ struct {
 
 static __always_inline struct kstack_scratch *kstack_scratch_get(void)
 {
-	__u32 zero = 0;
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	return bpf_map_lookup_elem(&kstack_scratch, &zero);
+	return bpf_map_lookup_elem(&kstack_scratch, &cpu);
 }
 
 /* Whether the cache can work here: x86-64 and a kernel with
