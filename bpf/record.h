@@ -216,6 +216,12 @@ struct btr_cpu_acct {
 				 * that could not be taken */
 	__u64 ustack_none;      /* sleeps of tasks without user memory
 				 * (kernel threads, tasks past exit_mm) */
+	__u64 kstack_hits;      /* kernel stacks taken from the thread's
+				 * cache (bpf/kstack_cache.h), not walked */
+	__u64 kstack_misses;    /* kernel stacks walked though the cache
+				 * was looked up */
+	__u64 kstack_wrong;     /* --kstack-check (a test hook): stacks
+				 * from the cache a walk disagrees with */
 };
 
 #define BTR_CHECK_SIZE(t, n)                                                   \

@@ -338,6 +338,9 @@ static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
  * (unless --callstacks=kernel) user stacks. */
 const volatile bool callstacks = false;
 const volatile bool user_stacks = false;
+/* --kstack-check (a test hook): each stack from the thread's cache is
+ * checked against a walk (counted in kstack_wrong when they differ). */
+const volatile bool kstack_check = false;
 
 /* Per-CPU scratch for a stack record: each bpf_get_stack() may write one
  * frame more than the record holds, to tell a full stack from a truncated
@@ -356,6 +359,103 @@ struct {
 
 #define PF_KTHREAD 0x00200000
 
+#include "kstack_cache.h"
+
+/* The frame-pointer walk of a user stack (x86-64): how far above the
+ * user sp a frame may be, 64 MiB (a thread's stack is 8 MiB by default;
+ * a frame past the bound ends the walk as the chain's end would). */
+#define USTACK_SPAN (64ull << 20)
+
+/* A saved frame: the caller's frame pointer, then the return address. */
+struct user_frame {
+	__u64 next;
+	__u64 ret;
+};
+
+/* The user stack of a 64-bit task from its user registers, through frame
+ * pointers, as the kernel's perf_callchain_user() walks it (the pc, then
+ * the return address of each frame), into ips[0 .. BTR_USTACK_MAX]: one
+ * frame more when the stack is deeper. Unlike the kernel's walk it only
+ * follows a frame pointer that can be a live frame: 8-aligned, above the
+ * user sp and the previous frame (callers are at higher addresses), at
+ * most USTACK_SPAN above sp. Code built without frame pointers leaves any
+ * value in rbp; the kernel would read there (a fault costs microseconds),
+ * this walk stops, with the same frames for every valid chain. A chain
+ * that leaves the stack for a lower one (a signal handler on an
+ * alternate stack) ends there. Returns the frames, -1 when the registers
+ * cannot be read. */
+struct user_walk_state {
+	struct stack_buf *b;
+	__u32 n;    /* kernel frames before the user ones */
+	__u32 m;    /* user frames taken */
+	__u64 sp;
+	__u64 fp;
+	__u64 prev; /* the previous frame pointer (sp at first) */
+};
+
+/* user_walk(): one frame a call (bpf_loop: verified once, whatever the
+ * depth). */
+static long user_walk_frame(__u64 i, void *data)
+{
+	struct user_walk_state *w = data;
+	struct user_frame f;
+	__u64 fp = w->fp;
+	__u32 at;
+
+	if ((fp & 7) || fp < w->prev || fp - w->sp >= USTACK_SPAN ||
+	    (i > 0 && fp == w->prev))
+		return 1;
+	if (bpf_probe_read_user(&f, sizeof(f), (void *)fp) || !f.ret)
+		return 1;
+	at = w->n + w->m;
+	if (at > BTR_STACK_MAX + BTR_USTACK_MAX)
+		return 1;
+	w->b->s.ips[at] = f.ret;
+	w->m++;
+	w->prev = fp;
+	w->fp = f.next;
+	return 0;
+}
+
+static __always_inline long user_walk(struct stack_buf *b, __u32 n)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct user_walk_state w = { .b = b, .n = n, .m = 1 };
+
+	if (!regs || n > BTR_STACK_MAX)
+		return -1;
+	w.sp = regs->sp;
+	w.fp = regs->bp;
+	w.prev = w.sp;
+	b->s.ips[n] = regs->ip;
+	/* one frame more than kept, to see a cut */
+	bpf_loop(BTR_USTACK_MAX, user_walk_frame, &w, 0);
+	return w.m;
+}
+
+/* x86-64's user code segment: a task whose saved cs differs is a 32-bit
+ * (compat) one, its stack walked by the kernel. */
+#define USER64_CS 0x33
+
+/* Whether user_walk() can take the stack of the current task: x86-64,
+ * a kernel with bpf_task_pt_regs() and bpf_loop(), a 64-bit task. */
+static __always_inline bool user_walk_fits(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id,
+					BPF_FUNC_task_pt_regs) ||
+	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop))
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return regs && regs->cs == USER64_CS;
+#else
+	return false;
+#endif
+}
+
 /* The user stack of prev (current), after its n kernel frames: through
  * frame pointers, as deep as BTR_USTACK_MAX. Kernel threads have none,
  * which is not a failure. Returns the frames taken. */
@@ -373,14 +473,19 @@ static __always_inline __u32 user_stack(void *ctx, struct task_struct *prev,
 	}
 	if (n > BTR_STACK_MAX) /* for the verifier: n is at most that */
 		return 0;
-	m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
-			  BPF_F_USER_STACK);
+	if (user_walk_fits()) {
+		m = user_walk(b, n);
+	} else {
+		m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
+				  BPF_F_USER_STACK);
+		if (m >= 0)
+			m /= sizeof(__u64);
+	}
 	if (m < 0) {
 		b->s.flags |= BTR_USTACK_FAILED;
 		a->ustack_failed++;
 		return 0;
 	}
-	m /= sizeof(__u64);
 	if (m > BTR_USTACK_MAX) {
 		m = BTR_USTACK_MAX;
 		b->s.flags |= BTR_USTACK_TRUNCATED;
@@ -401,8 +506,10 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	struct btr_cpu_acct *a;
 	struct stack_buf *b;
 	__u32 zero = 0, cpu, size, nu = 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bool cached;
 	void *ring;
-	long n;
+	long n = 0;
 
 	*taken = 0;
 	if (report != 0x01 && report != 0x02)
@@ -411,7 +518,23 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	b = bpf_map_lookup_elem(&stack_buf, &zero);
 	if (!a || !b)
 		return NULL;
-	n = bpf_get_stack(ctx, b->s.ips, (BTR_STACK_MAX + 1) * 8, 0);
+	/* the thread's cached stack when it sleeps where it slept before */
+	cached = kstack_cache_fits();
+	if (cached) {
+		n = kstack_lookup(ctx, tid, b->s.ips);
+		if (n) {
+			a->kstack_hits++;
+			if (kstack_check && !kstack_agrees(ctx, b->s.ips, n))
+				a->kstack_wrong++;
+			n *= sizeof(__u64);
+		} else {
+			a->kstack_misses++;
+		}
+	}
+	if (!n)
+		n = bpf_get_stack(ctx, b->s.ips, (BTR_STACK_MAX + 1) * 8, 0);
+	else
+		cached = false; /* nothing to keep */
 	b->s.flags = 0;
 	if (n < 0) {
 		n = 0;
@@ -425,6 +548,8 @@ static __always_inline const __u64 *do_stack(void *ctx,
 			a->stack_truncated++;
 		}
 	}
+	if (cached && !b->s.flags)
+		kstack_fill(ctx, tid, b->s.ips, (__u32)n);
 	/* A user stack only under a whole kernel one: joined to a cut or
 	 * missing kernel stack it would make a wrong call path. */
 	if (!b->s.flags && user_stacks)

@@ -393,3 +393,73 @@ fp_reader() {
 	awk '$3 == "perf_sample" && $1 > s { s = $1 } $3 == "module_symbols" && (m == "" || $1 < m) { m = $1 }
 		END { print "last sample " s ", first module_symbols " m; exit !(m != "" && m >= s) }' "$TMP/fpm.txt"
 }
+
+@test "user stacks: a frame pointer that cannot be a frame ends the walk, not a failure" {
+	# fpstacks garbage: the reader's rbp at its system call points at a
+	# heap block laid out as a frame {0, 0x1234567}, as code built without
+	# frame pointers may leave rbp. A frame is above the user sp: the walk
+	# stops at the pc (the kernel's own walk would read the block and give
+	# 0x1234567 as a caller). The stack is whole: no error, none counted.
+	local t line
+	"$BTR" --callstacks -o "$TMP/g.pb" -- "$TOOLS/fpstacks" "$ROUNDS" garbage \
+		>"$TMP/g.out" 2>"$TMP/g.err" || fail "record failed: $(cat "$TMP/g.err")"
+	"$BTR" dump "$TMP/g.pb" >"$TMP/g.txt"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/g.out")
+	[ -n "$t" ]
+	grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | sed 's/.*stack=//' | sort | uniq -c
+	[ "$(grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | grep -c "stack=__schedule,.*pipe_read,.*,entry_SYSCALL_64_after_hwframe,inner_fn$")" -ge "$ROUNDS" ]
+	[ "$(grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | grep -vc "stack=.*,inner_fn$" || true)" -eq 0 ]
+	! grep " perf_sample " "$TMP/g.txt" | grep " tid=$t " | grep -q "unwind_error" || false
+	line=$(grep "user stacks:" "$TMP/g.err")
+	echo "$line"
+	[ "$(echo "$line" | sed -n 's/.*, \([0-9]*\) could not be taken.*/\1/p')" -eq \
+	  "$(stat_value "$TMP/g.pb" perf_samples_without_user_stack)" ]
+}
+
+@test "kernel stacks: the thread's cache never gives a stack of another wait" {
+	# fpstacks mixed: the reader blocks from the same user call site (same
+	# user pc and sp) four times on a pipe, four times on a socket, and so
+	# on. Each sleep's kernel stack must be of its own wait, whether it
+	# was walked or taken from the cache (which must be used: hits > 0).
+	# --kstack-check (a hidden test hook) also walks each stack taken from
+	# the cache and counts those that differ: none may.
+	local t rounds=24 seq want
+	"$BTR" -v --kstack-check --callstacks -o "$TMP/mx.pb" -- "$TOOLS/fpstacks" $rounds mixed \
+		>"$TMP/mx.out" 2>"$TMP/mx.err" || fail "record failed: $(cat "$TMP/mx.err")"
+	grep "kernel stacks" "$TMP/mx.err"
+	[ "$(sed -n "s/.*kernel stacks: \([0-9]*\) from the thread's cache, [0-9]* walked.*/\1/p" "$TMP/mx.err")" -gt 0 ]
+	grep -q "cpu 0: 0 kernel stacks from the cache differ from a walk" "$TMP/mx.err"
+	! grep "kernel stacks from the cache differ" "$TMP/mx.err" | grep -qv ": 0 kernel stacks" || false
+	# the per-CPU lines add up to the summary
+	[ "$(sed -n "s/.*cpu [0-9]*: kernel stacks \([0-9]*\) from the thread's cache.*/\1/p" "$TMP/mx.err" | awk '{ s += $1 } END { print s + 0 }')" -eq \
+	  "$(sed -n "s/.*kernel stacks: \([0-9]*\) from the thread's cache.*/\1/p" "$TMP/mx.err")" ]
+	"$BTR" dump "$TMP/mx.pb" >"$TMP/mx.txt"
+	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/mx.out")
+	[ -n "$t" ]
+	# in time order: the reader's samples are in the bundles of the CPUs
+	# it slept on, which the file holds chunk by chunk
+	seq=$(sort -s -n -k1,1 "$TMP/mx.txt" | grep " perf_sample " | grep " tid=$t " | grep ",inner_fn,middle_fn,outer_fn," |
+		sed -n 's/.*stack=__schedule,schedule,\(.*\),entry_SYSCALL_64_after_hwframe,inner_fn.*/\1/p' |
+		awk '/^anon_pipe_read,|^pipe_read,/ { printf "p"; next }
+		     /^schedule_timeout,unix_stream_read_generic,/ { printf "s"; next } { printf "?" }')
+	want=$(for ((i = 0; i < rounds; i++)); do if (((i / 4) % 2)); then printf s; else printf p; fi; done)
+	echo "waits: $seq"
+	echo "want:  $want"
+	[ "$seq" = "$want" ]
+}
+
+@test "kernel stacks: stacks from the cache are what a walk gives (tp_btf and raw tracepoints)" {
+	# --kstack-check walks every stack taken from the cache too and counts
+	# the differences: on the waits workload (nanosleep, pipe, futex) and
+	# on a ping-pong of threads (many sleeps at the same places)
+	local run
+	for run in "" --raw-tp; do
+		"$BTR" -v --kstack-check --callstacks=kernel $run -o "$TMP/kc.pb" -- sh -c \
+			"'$TOOLS/waits' $ROUNDS && '$TOOLS/pingpong' 2000" \
+			>/dev/null 2>"$TMP/kc.err" || fail "record failed: $(cat "$TMP/kc.err")"
+		grep "kernel stacks" "$TMP/kc.err"
+		[ "$(sed -n "s/.*kernel stacks: \([0-9]*\) from the thread's cache.*/\1/p" "$TMP/kc.err")" -ge 1000 ]
+		grep -q "cpu 0: 0 kernel stacks from the cache differ from a walk" "$TMP/kc.err"
+		! grep "kernel stacks from the cache differ" "$TMP/kc.err" | grep -qv ": 0 kernel stacks" || false
+	done
+}

@@ -7,21 +7,34 @@
  * walk from the system call finds inner_fn, middle_fn, outer_fn and
  * reader_main in that order. Each round the main thread waits until the
  * reader sleeps (its state in /proc) before it writes, so that every
- * round blocks. With DEPTH, reader_main reaches outer_fn through DEPTH
- * calls of deep_fn (a user stack DEPTH + 4 frames deep, and more in
- * libc). Prints, after the work is done:
+ * round blocks. Prints, after the work is done:
  *   fpstacks reader=TID rounds=N depth=D
- * Usage: fpstacks [ROUNDS [DEPTH]]. */
+ * Modes (second argument):
+ *   mixed    the reader reads, from the same call site, a pipe in four
+ *            rounds, a socket in the next four, and so on: the same user
+ *            pc and sp over two kernel paths (pipe_read,
+ *            unix_stream_read_*), each repeated (round i reads the
+ *            socket when (i / 4) is odd)
+ *   garbage  inner_fn makes its system call with rbp pointing at a heap
+ *            block laid out as a frame {0, 0x1234567}, as code built
+ *            without frame pointers may leave it: not a frame (it is
+ *            below the stack), the user stack ends at inner_fn
+ *   DEPTH    (a number) reader_main reaches outer_fn through DEPTH calls
+ *            of deep_fn: a user stack DEPTH + 4 frames deep, and more in
+ *            libc
+ * Usage: fpstacks [ROUNDS [mixed|garbage|DEPTH]]. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static int pipefd[2];
-static int rounds = 5, depth;
+static int pipefd[2], sockfd[2];
+static int rounds = 5, mixed, garbage, depth;
+static unsigned long *fake_frame; /* garbage mode: {0, 0x1234567} */
 static volatile pid_t reader_tid;
 
 /* read(2) made here, so that the task's user pc is in this function. */
@@ -30,6 +43,18 @@ __attribute__((noinline)) static long inner_fn(int fd, char *buf)
 #if defined(__x86_64__)
 	long ret;
 
+	if (garbage) {
+		/* rbp saved in r12 (kept by the system call) */
+		__asm__ volatile("mov %%rbp, %%r12\n\t"
+				 "mov %[g], %%rbp\n\t"
+				 "syscall\n\t"
+				 "mov %%r12, %%rbp"
+				 : "=a"(ret)
+				 : "0"((long)SYS_read), "D"((long)fd), "S"(buf),
+				   "d"(1L), [g] "r"(fake_frame)
+				 : "rcx", "r11", "r12", "memory");
+		return ret;
+	}
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
 			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf),
@@ -86,7 +111,8 @@ __attribute__((noinline)) static void *reader_main(void *arg)
 	reader_tid = (pid_t)syscall(SYS_gettid);
 	for (i = 0; i < rounds; i++)
 		if ((depth ? deep_fn(depth - 1, pipefd[0], &c)
-			   : outer_fn(pipefd[0], &c)) != 1)
+			   : outer_fn(mixed && (i / 4) % 2 ? sockfd[0] : pipefd[0],
+				      &c)) != 1)
 			break;
 	__asm__ volatile("" ::: "memory");
 	return NULL;
@@ -125,19 +151,27 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
-	if (argc > 2)
+	mixed = argc > 2 && !strcmp(argv[2], "mixed");
+	garbage = argc > 2 && !strcmp(argv[2], "garbage");
+	if (argc > 2 && !mixed && !garbage)
 		depth = atoi(argv[2]);
+	fake_frame = calloc(2, sizeof(*fake_frame));
+	if (!fake_frame)
+		return 1;
+	fake_frame[1] = 0x1234567;
 	if (rounds < 1 || depth < 0 || pipe(pipefd) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sockfd) ||
 	    pthread_create(&t, NULL, reader_main, NULL))
 		return 1;
 	for (i = 0; i < rounds; i++) {
 		nanosleep(&pause, NULL);
 		wait_sleeping();
-		if (write(pipefd[1], "x", 1) != 1)
+		if (write(mixed && (i / 4) % 2 ? sockfd[1] : pipefd[1], "x", 1) != 1)
 			return 1;
 	}
 	pthread_join(t, NULL);
 	printf("fpstacks reader=%d rounds=%d depth=%d\n", (int)reader_tid,
 	       rounds, depth);
+	free(fake_frame);
 	return 0;
 }

@@ -170,6 +170,7 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->blocked_mode = c->o.blocked_mode;
 	c->skel->rodata->callstacks = c->o.callstacks;
 	c->skel->rodata->user_stacks = c->o.user_stacks;
+	c->skel->rodata->kstack_check = c->o.kstack_check;
 	c->skel->rodata->sched_text_start = c->o.sched_text[0];
 	c->skel->rodata->sched_text_end = c->o.sched_text[1];
 	c->skel->rodata->lock_text_start = c->o.lock_text[0];
@@ -181,6 +182,13 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 			 "preempt count is");
 #endif
 	e = bpf_map__set_max_entries(c->skel->maps.rings, c->ncpus);
+	/* the kernel stacks' cache: a scratch per CPU id and 4096 threads
+	 * with --callstacks, one entry each (unused) without */
+	if (!e)
+		e = bpf_map__set_max_entries(c->skel->maps.kstack_scratch,
+					     c->o.callstacks ? c->ncpus : 1);
+	if (!e && !c->o.callstacks)
+		e = bpf_map__set_max_entries(c->skel->maps.kstack_cache, 1);
 	if (!e) {
 		select_programs(c, raw);
 		e = sched_bpf__load(c->skel);

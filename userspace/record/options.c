@@ -31,6 +31,7 @@ enum {
 	OPT_MEMORY,
 	OPT_CALLSTACKS,
 	OPT_READERS,
+	OPT_KSTACK_CHECK,
 };
 
 static const char doc[] =
@@ -66,7 +67,8 @@ static const struct argp_option options[] = {
 	{ "readers", OPT_READERS, "N", 0, "Threads that drain the rings, each a contiguous range of CPUs with as many online ones as the others (default: one per 64 online CPUs, rounded up; at most one per CPU id)", 0 },
 	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
 	{ "blocked-reason", OPT_BLOCKED_REASON, "d|all|none", 0, "Which sleeps record the kernel function they blocked in and their I/O wait (sched_blocked_reason): d, uninterruptible ones (default); all, S sleeps too (a kernel stack walk each, about 1 us); none", 0 },
-	{ "callstacks", OPT_CALLSTACKS, "all|kernel", OPTION_ARG_OPTIONAL, "At each sleeping (S or D) switch-out, the kernel and user call stacks of the task going to sleep (=kernel: the kernel's alone), written as a PerfSample on the sched/sched_switch timebase (flame graphs of where threads wait; user frames through frame pointers, named with elfutils; a stack walk each)", 0 },
+	{ "callstacks", OPT_CALLSTACKS, "all|kernel", OPTION_ARG_OPTIONAL, "At each sleeping (S or D) switch-out, the kernel and user call stacks of the task going to sleep (=kernel: the kernel's alone), written as a PerfSample on the sched/sched_switch timebase (flame graphs of where threads wait; user frames through frame pointers, named with elfutils; a kernel stack walk each, unless the thread sleeps where it slept before)", 0 },
+	{ "kstack-check", OPT_KSTACK_CHECK, NULL, OPTION_HIDDEN, "Test hook: check each kernel stack taken from the thread's cache against a walk (-v counts the differences)", 0 },
 	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
 	{ "buffer-size", 'b', "SIZE", 0, "Central buffer, instead of the budget's (default: half of --memory, 64M, less on many-CPU hosts). With --memory the two overrides must fit in it; without, they add to the default", 0 },
 	{ "fill-policy", OPT_FILL_POLICY, "ring|discard", 0, "When the buffer is full: overwrite the oldest data (ring, default) or drop new data (discard)", 0 },
@@ -136,6 +138,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_RAW_TP:
 		o->force_raw_tp = true;
+		break;
+	case OPT_KSTACK_CHECK:
+		o->kstack_check = true;
 		break;
 	case OPT_CALLSTACKS:
 		o->callstacks = true;

@@ -25,6 +25,7 @@ struct record_opts {
 	int blocked_mode;          /* enum btr_blocked_mode */
 	bool callstacks;           /* call stacks of sleeping switch-outs */
 	bool kernel_stacks_only;   /* --callstacks=kernel: no user stacks */
+	bool kstack_check;         /* --kstack-check (hidden): a test hook */
 	bool quiet, verbose;
 	char **command;            /* after "--", NULL-terminated, or NULL */
 };

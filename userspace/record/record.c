@@ -463,6 +463,7 @@ static int setup(struct recorder *r)
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.callstacks = r->o.callstacks,
 		.user_stacks = r->o.callstacks && !r->o.kernel_stacks_only,
+		.kstack_check = r->o.kstack_check,
 		.on_record = on_record,
 	};
 	struct readers_ops ops = { on_record, reader_pass_done, reader_commit };
@@ -896,6 +897,7 @@ static void report_accounting(struct recorder *r)
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
 	struct central_stats st;
 	const struct central_stats *cs = &st;
+	uint64_t hits = 0, misses = 0;
 	uint32_t cpu, p;
 
 	central_stats_copy(r->out.buf, &st);
@@ -926,9 +928,24 @@ static void report_accounting(struct recorder *r)
 				  (unsigned long long)acct[cpu].ustack_truncated,
 				  (unsigned long long)acct[cpu].ustack_failed,
 				  (unsigned long long)acct[cpu].ustack_none);
+		if (r->stacks)
+			log_debug("cpu %u: kernel stacks %llu from the thread's "
+				  "cache, %llu walked after a look-up", cpu,
+				  (unsigned long long)acct[cpu].kstack_hits,
+				  (unsigned long long)acct[cpu].kstack_misses);
+		if (r->stacks && r->o.kstack_check)
+			log_debug("cpu %u: %llu kernel stacks from the cache "
+				  "differ from a walk (--kstack-check)", cpu,
+				  (unsigned long long)acct[cpu].kstack_wrong);
+		hits += acct[cpu].kstack_hits;
+		misses += acct[cpu].kstack_misses;
 	}
 	if (r->stacks)
 		log_callstacks(r);
+	if (r->stacks && !r->o.quiet)
+		log_info("kernel stacks: %llu from the thread's cache, %llu "
+			 "walked (cache missed)", (unsigned long long)hits,
+			 (unsigned long long)misses);
 	log_recursion_misses(r);
 	if (r->hotplug.grown || r->hotplug.refused_n) {
 		uint64_t failed, grown = rings_grown(capture_rings(r->cap), &failed);

@@ -1,0 +1,429 @@
+/* --callstacks: the per-thread cache of kernel stacks (x86-64), included
+ * by sched.bpf.c. A thread that blocks again where it blocked before has
+ * the same kernel stack; that is proven from the stack's memory instead of
+ * walked again. After a walk, each return address from the first one in
+ * the scheduler's text (the frames before it are this program's own
+ * tracing path, the same at every switch) to the outermost is located on
+ * the thread's kernel stack, as an offset below its top (where the user
+ * registers, pt_regs, sit). At the thread's next sleep the same slots are
+ * read back: all equal, the cached frames are the stack (a hit); else it
+ * is walked again (a miss).
+ *
+ * Why equal slots give the same stack: the ORC unwinder goes from a frame
+ * to its caller from the return address and the stack pointer alone (a
+ * frame's size at a call site is fixed by the call site), so from a fixed
+ * start each return address read at its slot fixes where the next one
+ * is. That holds as long as each recorded slot is the one the unwinder
+ * reads and not a stale copy of the same value higher up: a stack is
+ * cached only when each of its return addresses occurs once on the live
+ * stack (from the tracepoint's arguments to the top), so the first
+ * occurrence found is the live slot. A recursion (an address twice) is
+ * never cached.
+ *
+ * One frame has no fixed size: with CONFIG_RANDOMIZE_KSTACK_OFFSET
+ * (default on in most distributions) each system call leaves a gap of
+ * random size in do_syscall_64's frame. The slots above the gap stay at
+ * their offsets from the top, the ones below it (and the tracepoint's
+ * arguments, ctx) all move by the same amount, the change of depth
+ * (top - ctx) since the fill. Which frames move is learnt from a second
+ * walk of the same frames at another depth: each slot is either where it
+ * was (above the gap) or moved by the change of depth (below it), the
+ * ones below being the innermost; any other pattern leaves the entry
+ * unlearnt. An unlearnt entry is used only at the depth of its fill,
+ * where every slot is where it was. Other frames of variable size
+ * (rbp-based ORC entries; the kernel has no VLAs, none are on the common
+ * sleeping paths) would break the pattern, or be assumed away: the cache
+ * assumes no other on a cached path. */
+#ifndef BTR_KSTACK_CACHE_H
+#define BTR_KSTACK_CACHE_H
+
+/* The kernel stack read to locate the slots: at most this many bytes below
+ * the top (a kernel stack is 16K on x86-64, the pt_regs at its top). */
+#define KSTACK_SCAN 16384
+#define KSTACK_WORDS (KSTACK_SCAN / 8)
+/* Threads whose last stack is kept: least recently used ones go first. */
+#define KSTACK_CACHE_ENTRIES 4096
+
+/* Kernel text (and modules) on x86-64 lies in the top 2 GiB: other words
+ * on the stack (data, stack addresses, small numbers) are below. */
+#define KTEXT_MIN 0xffffffff80000000ull
+
+struct kstack_entry {
+	__u32 n;       /* frames */
+	__u32 first;   /* index of the first frame with a slot */
+	__u32 depth;   /* top - ctx at the fill */
+	__s32 moving;  /* frames first .. moving move with the depth; -1:
+			* not learnt */
+	__u64 ips[BTR_STACK_MAX];
+	__u16 off[BTR_STACK_MAX]; /* slot of ips[i] (i >= first): bytes
+				   * below the top */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, KSTACK_CACHE_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct kstack_entry);
+} kstack_cache SEC(".maps");
+
+/* Scratch of a CPU: the kernel stack words read, the entry being filled,
+ * and addresses turned into numbers (stored as pointers, read back as
+ * scalars: the recorder loads with CAP_PERFMON, which allows it). */
+struct kstack_scratch {
+	__u64 words[KSTACK_WORDS];
+	struct kstack_entry e;
+	union {
+		void *p;
+		__u64 v;
+	} top, sp;
+};
+
+/* One scratch per CPU id, indexed by the CPU (the programs using it run
+ * with preemption off and do not nest): an array, not a per-CPU one,
+ * so that userspace sizes it to one entry when --callstacks is off (17K
+ * for every possible CPU otherwise), which turns the cache off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kstack_scratch);
+} kstack_scratch SEC(".maps");
+
+static __always_inline struct kstack_scratch *kstack_scratch_get(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&kstack_scratch, &cpu);
+}
+
+/* Whether the cache can work here: x86-64 and a kernel with
+ * bpf_task_pt_regs() and bpf_loop(). */
+static __always_inline bool kstack_cache_fits(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	return bpf_core_enum_value_exists(enum bpf_func_id,
+					  BPF_FUNC_task_pt_regs) &&
+	       bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop);
+#else
+	return false;
+#endif
+}
+
+/* The top of the current task's kernel stack (its pt_regs) as a number. */
+static __always_inline __u64 kstack_top(struct kstack_scratch *k)
+{
+	k->top.p = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return k->top.v;
+}
+
+/* The depth of the program's context below the top, 0 when unknown. */
+static __always_inline __u64 kstack_depth(struct kstack_scratch *k,
+					  void *ctx, __u64 top)
+{
+	__u64 sp;
+
+	k->sp.p = ctx;
+	sp = k->sp.v;
+	if (!top || sp >= top || top - sp > KSTACK_SCAN)
+		return 0;
+	return top - sp;
+}
+
+/* The slot of frame i of e now, in bytes below the top, for a stack
+ * delta bytes deeper than at the fill; 0 when out of reach. */
+static __always_inline __u64 kstack_slot(const struct kstack_entry *e,
+					 __u32 i, __s64 delta)
+{
+	__s64 off;
+
+	if (i >= BTR_STACK_MAX)
+		return 0;
+	off = e->off[i];
+	if ((__s32)i <= e->moving)
+		off += delta;
+	if (off < 8 || off > KSTACK_SCAN)
+		return 0;
+	return (__u64)off;
+}
+
+/* The cached stack of the current thread when its slots still hold its
+ * frames: copies them into ips and returns their number, else 0. */
+static __always_inline __u32 kstack_lookup(void *ctx, __u32 tid, __u64 *ips)
+{
+	struct kstack_scratch *k = kstack_scratch_get();
+	struct kstack_entry *e = bpf_map_lookup_elem(&kstack_cache, &tid);
+	__u64 top, depth, span, off;
+	__s64 delta;
+	__u32 i, idx;
+
+	if (!k || !e)
+		return 0;
+	top = kstack_top(k);
+	depth = kstack_depth(k, ctx, top);
+	if (!depth)
+		return 0;
+	delta = (__s64)depth - (__s64)e->depth;
+	if (delta && e->moving < 0)
+		return 0;
+	/* the innermost slot is the deepest */
+	span = kstack_slot(e, e->first, delta);
+	if (!span)
+		return 0;
+	if (bpf_probe_read_kernel(k->words, span, (void *)(top - span)))
+		return 0;
+	for (i = 0; i < BTR_STACK_MAX; i++) {
+		if (i >= e->n)
+			break;
+		if (i < e->first)
+			continue;
+		off = kstack_slot(e, i, delta);
+		if (!off || off > span)
+			return 0;
+		/* words[idx] is the word at top - off */
+		idx = (__u32)((span - off) / 8);
+		if (idx >= KSTACK_WORDS || k->words[idx] != e->ips[i])
+			return 0;
+	}
+	__builtin_memcpy(ips, e->ips, sizeof(e->ips));
+	return e->n;
+}
+
+/* The scan of kstack_fill(): one word a call, from the top down. */
+struct kstack_scan {
+	struct kstack_scratch *k;
+	__u32 nwords; /* words read, the last one just below the top */
+	__s32 next;   /* the frame looked for, from the outermost down */
+	__u32 first;
+	__u32 n;
+	bool bad;     /* an address seen twice: not cached */
+	__u64 v;      /* the word looked at */
+};
+
+/* Whether s->v is one of the frames already located (index above
+ * s->next): one frame a call. */
+static long kstack_scan_dup(__u64 i, void *data)
+{
+	struct kstack_scan *s = data;
+
+	if (i >= BTR_STACK_MAX)
+		return 1;
+	if ((__s64)i > s->next && s->v == s->k->e.ips[i]) {
+		s->bad = true;
+		return 1;
+	}
+	return 0;
+}
+
+static long kstack_scan_word(__u64 w, void *data)
+{
+	struct kstack_scan *s = data;
+	struct kstack_scratch *k = s->k;
+	__u32 idx = s->nwords - 1 - (__u32)w, nx;
+	__u64 v;
+
+	if (idx >= KSTACK_WORDS)
+		return 1;
+	v = k->words[idx];
+	if (v < KTEXT_MIN)
+		return 0;
+	/* a frame already located, met again: which one is live unknown */
+	s->v = v;
+	bpf_loop(s->n, kstack_scan_dup, s, 0);
+	if (s->bad)
+		return 1;
+	nx = (__u32)s->next;
+	if (s->next >= (__s32)s->first && nx < BTR_STACK_MAX &&
+	    v == k->e.ips[nx & (BTR_STACK_MAX - 1)]) {
+		k->e.off[nx & (BTR_STACK_MAX - 1)] = (__u16)(8 * (w + 1));
+		s->next--;
+	}
+	return 0;
+}
+
+/* kstack_learn(): one frame a call. */
+struct kstack_cmp {
+	struct kstack_entry *e;
+	struct kstack_entry *old;
+	__s64 delta;
+	__s32 moving;
+	bool fixed;
+	bool bad;
+};
+
+static long kstack_learn_frame(__u64 i, void *data)
+{
+	struct kstack_cmp *c = data;
+	__s64 d;
+
+	if (i >= BTR_STACK_MAX || i >= c->e->n)
+		return 1;
+	if (c->old->ips[i] != c->e->ips[i]) {
+		c->bad = true;
+		return 1;
+	}
+	if (i < c->e->first)
+		return 0;
+	d = (__s64)c->e->off[i] - (__s64)c->old->off[i];
+	if (!d) {
+		c->fixed = true;
+	} else if (d == c->delta && !c->fixed) {
+		c->moving = (__s32)i;
+	} else {
+		c->bad = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The frames of e that moved with the depth since old, a walk of the same
+ * frames: each slot where it was or moved by the change of depth, the
+ * moved ones the innermost (see the top of this file). Sets e->moving
+ * when the pattern holds, or keeps what old learnt at the same depth. */
+static __always_inline void kstack_learn(struct kstack_entry *e,
+					 struct kstack_entry *old)
+{
+	struct kstack_cmp c = {
+		.e = e,
+		.old = old,
+		.delta = (__s64)e->depth - (__s64)old->depth,
+		.moving = -1,
+	};
+
+	if (old->n != e->n || old->first != e->first)
+		return;
+	bpf_loop(BTR_STACK_MAX, kstack_learn_frame, &c, 0);
+	if (c.bad)
+		return;
+	/* at the same depth nothing moved: what old learnt still holds */
+	e->moving = c.delta ? c.moving : old->moving;
+}
+
+/* kstack_first(): one frame a call. */
+struct kstack_find {
+	const __u64 *ips;
+	__u32 at; /* the first frame in the scheduler's text */
+};
+
+static long kstack_first_frame(__u64 i, void *data)
+{
+	struct kstack_find *f = data;
+
+	if (i >= BTR_STACK_MAX || in_sched_text(f->ips[i])) {
+		f->at = (__u32)i;
+		return 1;
+	}
+	return 0;
+}
+
+/* The index of the first frame in the scheduler's text, n when none
+ * (bpf_loop: the verifier sees one frame, not each). */
+static __always_inline __u32 kstack_first(const __u64 *ips, __u32 n)
+{
+	struct kstack_find f = { .ips = ips, .at = n };
+
+	if (n > BTR_STACK_MAX)
+		return n;
+	bpf_loop(n, kstack_first_frame, &f, 0);
+	return f.at;
+}
+
+/* After a walk of n whole frames (ips): locate their slots and keep the
+ * stack for the thread's next sleep. Frames before the first one in the
+ * scheduler's text have no slot; a frame not found, or found twice, and
+ * the stack is not kept. ctx: the program's context, the tracepoint's
+ * arguments, which the tracing code keeps on the kernel stack below the
+ * scheduler's frames. */
+static __always_inline void kstack_fill(void *ctx, __u32 tid, const __u64 *ips,
+					__u32 n)
+{
+	struct kstack_scratch *k = kstack_scratch_get();
+	struct kstack_scan s = {};
+	struct kstack_entry *old;
+	__u64 top, depth, size;
+	__u32 first;
+
+	if (!k || n == 0 || n > BTR_STACK_MAX)
+		return;
+	first = kstack_first(ips, n);
+	if (first >= n)
+		return;
+	top = kstack_top(k);
+	/* the live stack: from the tracepoint's arguments up (this program's
+	 * own frame may be on a private stack) */
+	depth = kstack_depth(k, ctx, top);
+	size = depth & ~7ull;
+	if (size < 8 || size > KSTACK_SCAN)
+		return;
+	if (bpf_probe_read_kernel(k->words, size, (void *)(top - size)))
+		return;
+	__builtin_memcpy(k->e.ips, ips, sizeof(k->e.ips));
+	s.k = k;
+	s.nwords = (__u32)(size / 8);
+	s.next = (__s32)n - 1;
+	s.first = first;
+	s.n = n;
+	bpf_loop(s.nwords, kstack_scan_word, &s, 0);
+	if (s.bad || s.next >= (__s32)first)
+		return;
+	k->e.n = n;
+	k->e.first = first;
+	k->e.depth = (__u32)depth;
+	k->e.moving = -1;
+	old = bpf_map_lookup_elem(&kstack_cache, &tid);
+	if (old)
+		kstack_learn(&k->e, old);
+	bpf_map_update_elem(&kstack_cache, &tid, &k->e, BPF_ANY);
+}
+
+/* kstack_agrees(): one frame a call. */
+struct kstack_agree {
+	const __u64 *walk; /* the walk, from its first scheduler frame */
+	const __u64 *ips;  /* the cached stack, from its first one */
+	bool differ;
+};
+
+static long kstack_agree_frame(__u64 i, void *data)
+{
+	struct kstack_agree *c = data;
+
+	if (i >= BTR_STACK_MAX)
+		return 1;
+	if (c->walk[i] != c->ips[i]) {
+		c->differ = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* --kstack-check (a test hook): whether a stack taken from the cache (n
+ * frames, ips) is the one a walk gives now, from the first frame in the
+ * scheduler's text on (the frames before are this program's own, their
+ * first one where it calls the walk). */
+static __always_inline bool kstack_agrees(void *ctx, const __u64 *ips,
+					  __u32 n)
+{
+	struct kstack_scratch *k = kstack_scratch_get();
+	struct kstack_agree c = {};
+	__u32 fw, fc;
+	long m;
+
+	if (!k || n > BTR_STACK_MAX)
+		return false;
+	m = bpf_get_stack(ctx, k->words, (BTR_STACK_MAX + 1) * 8, 0);
+	if (m <= 0)
+		return false;
+	m /= sizeof(__u64);
+	if (m > BTR_STACK_MAX)
+		return false;
+	fw = kstack_first(k->words, (__u32)m);
+	fc = kstack_first(ips, n);
+	if (fw >= m || fc >= n || m - fw != n - fc ||
+	    fw >= BTR_STACK_MAX || fc >= BTR_STACK_MAX)
+		return false;
+	c.walk = &k->words[fw];
+	c.ips = &ips[fc];
+	bpf_loop(n - fc, kstack_agree_frame, &c, 0);
+	return !c.differ;
+}
+
+#endif
