@@ -7,7 +7,8 @@
  * walk from the system call finds inner_fn, middle_fn, outer_fn and
  * reader_main in that order. Each round the main thread waits until the
  * reader sleeps (its state in /proc) before it writes, so that every
- * round blocks. Prints, after the work is done:
+ * round blocks. It stays alive 150 ms after the work, so that the
+ * recorder can still read its maps. Prints, after the work is done:
  *   fpstacks reader=TID rounds=N depth=D
  * Modes (second argument):
  *   mixed    the reader reads, from the same call site, a pipe in four
@@ -170,6 +171,10 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	pthread_join(t, NULL);
+	/* a while alive after the work: the recorder reads a process's maps
+	 * when it drains the process's first stacks (a drain every 50 ms) */
+	pause.tv_nsec = 150 * 1000000;
+	nanosleep(&pause, NULL);
 	printf("fpstacks reader=%d rounds=%d depth=%d\n", (int)reader_tid,
 	       rounds, depth);
 	free(fake_frame);

@@ -831,7 +831,7 @@ static int write_trailer(void *ctx, struct packet_sink *to, bool snapshot)
 	 * the buffer. */
 	if (!e && snapshot && r->ustacks)
 		e = ustacks_emit_symbols(r->ustacks, to, SEQ_SERVICE,
-					 clocks_boottime_ns());
+					 clocks_boottime_ns(), false);
 	free(acct);
 	free(seqs);
 	return e;
@@ -982,7 +982,7 @@ static int finish(struct recorder *r)
 		e = take_clock_snapshot(r);
 	if (!e && r->ustacks)
 		e = ustacks_emit_symbols(r->ustacks, r->data, SEQ_SERVICE_RING,
-					 clocks_boottime_ns());
+					 clocks_boottime_ns(), true);
 	if (!e)
 		e = service_emit_event(r->data, SEQ_SERVICE_RING,
 				       clocks_boottime_ns(), 0);

@@ -22,6 +22,8 @@
 struct sym_addr {
 	uint64_t rel_pc;
 	char *name;       /* NULL: none found */
+	bool leaf;        /* looked up as the innermost frame */
+	bool lines_tried;
 	const char *file; /* its source file (libdwfl's), NULL: none */
 	int line;
 };
@@ -204,22 +206,39 @@ static Dwfl_Module *dwfl_of(struct module *md)
 	return md->mod;
 }
 
-/* The function of rel_pc, and into *a its source file and line when the
- * module has line tables (built with -g, or its debug file installed). A
- * return address (not the leaf) is looked up one byte back: in its call. */
-static const char *lookup(struct module *md, uint64_t rel_pc, bool leaf,
-			  struct sym_addr *a)
+/* libdwfl's address of rel_pc: a return address (not the leaf) is
+ * looked up one byte back, in its call. */
+static uint64_t dwfl_addr(const struct module *md, uint64_t rel_pc, bool leaf)
+{
+	return rel_pc + md->bias - (leaf || !rel_pc ? 0 : 1);
+}
+
+static const char *lookup(struct module *md, uint64_t rel_pc, bool leaf)
 {
 	Dwfl_Module *mod = dwfl_of(md);
-	uint64_t addr = rel_pc + md->bias - (leaf || !rel_pc ? 0 : 1);
-	const char *name = mod ? dwfl_module_addrname(mod, addr) : NULL;
-	Dwfl_Line *l = name ? dwfl_module_getsrc(mod, addr) : NULL;
 
+	return mod ? dwfl_module_addrname(mod, dwfl_addr(md, rel_pc, leaf))
+		   : NULL;
+}
+
+/* The source file and line of a named address, when the module has line
+ * tables (built with -g, or its debug file installed). Loading them can
+ * take a while for a large program: done once, when the ModuleSymbols
+ * are written at the end, never while the rings are drained. */
+static void lookup_line(struct module *md, struct sym_addr *a)
+{
+	Dwfl_Line *l;
+
+	if (a->lines_tried)
+		return;
+	a->lines_tried = true;
+	l = md->mod ? dwfl_module_getsrc(md->mod,
+					 dwfl_addr(md, a->rel_pc, a->leaf))
+		    : NULL;
 	a->file = l ? dwfl_lineinfo(l, NULL, &a->line, NULL, NULL, NULL)
 		    : NULL;
 	if (a->line <= 0)
 		a->file = NULL;
-	return name;
 }
 
 const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
@@ -241,8 +260,9 @@ const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
 		return NULL;
 	}
 	memset(&md->a[md->na], 0, sizeof(md->a[md->na]));
-	name = lookup(md, rel_pc, leaf, &md->a[md->na]);
+	name = lookup(md, rel_pc, leaf);
 	md->a[md->na].rel_pc = rel_pc;
+	md->a[md->na].leaf = leaf;
 	/* without a symbol version (clock_nanosleep@GLIBC_2.2.5), as
 	 * Perfetto's own symbolizer names functions */
 	md->a[md->na].name = !name ? NULL
@@ -263,7 +283,7 @@ typedef Perfetto__Protos__AddressSymbols AddrSyms;
 typedef Perfetto__Protos__Line Line;
 
 static int emit_module(struct module *md, struct packet_sink *sink,
-		       uint32_t seq, uint64_t ts)
+		       uint32_t seq, uint64_t ts, bool lines)
 {
 	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__ModuleSymbols ms =
@@ -286,7 +306,9 @@ static int emit_module(struct module *md, struct packet_sink *sink,
 			continue;
 		perfetto__protos__line__init(&ln[k]);
 		ln[k].function_name = md->a[i].name;
-		if (md->a[i].file) {
+		if (lines)
+			lookup_line(md, &md->a[i]);
+		if (lines && md->a[i].file) {
 			ln[k].source_file_name = (char *)md->a[i].file;
 			ln[k].has_line_number = 1;
 			ln[k].line_number = (uint32_t)md->a[i].line;
@@ -318,14 +340,14 @@ out:
 }
 
 int symbolizer_emit(struct symbolizer *s, struct packet_sink *sink,
-		    uint32_t seq, uint64_t ts)
+		    uint32_t seq, uint64_t ts, bool lines)
 {
 	size_t i;
 	int e = 0;
 
 	for (i = 0; i < s->nmods && !e; i++)
 		if (s->mods[i]->named)
-			e = emit_module(s->mods[i], sink, seq, ts);
+			e = emit_module(s->mods[i], sink, seq, ts, lines);
 	return e;
 }
 

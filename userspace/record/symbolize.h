@@ -70,9 +70,12 @@ const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
 
 /* One ModuleSymbols packet per module with names, on sequence seq at
  * timestamp ts (after every sample: trace_processor symbolizes the
- * frames it already has). Returns 0 or the sink's negative errno. */
+ * frames it already has); with `lines`, each name with its source file
+ * and line where the module has line tables (loaded then: slow for a
+ * large program, so for the final packets only). Returns 0 or the sink's
+ * negative errno. */
 int symbolizer_emit(struct symbolizer *s, struct packet_sink *sink,
-		    uint32_t seq, uint64_t ts);
+		    uint32_t seq, uint64_t ts, bool lines);
 
 const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s);
 

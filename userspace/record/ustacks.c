@@ -92,12 +92,12 @@ void ustacks_end_pass(struct ustacks *u)
 }
 
 int ustacks_emit_symbols(struct ustacks *u, struct packet_sink *sink,
-			 uint32_t seq, uint64_t ts)
+			 uint32_t seq, uint64_t ts, bool lines)
 {
 	int e;
 
 	ustacks_lock(u);
-	e = symbolizer_emit(u->sym, sink, seq, ts);
+	e = symbolizer_emit(u->sym, sink, seq, ts, lines);
 	ustacks_unlock(u);
 	return e;
 }

@@ -39,9 +39,10 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 /* The end of any reader's drain pass. */
 void ustacks_end_pass(struct ustacks *u);
 
-/* The ModuleSymbols packets, at timestamp ts after every sample. */
+/* The ModuleSymbols packets, at timestamp ts after every sample; with
+ * source lines for the final ones (symbolizer_emit). */
 int ustacks_emit_symbols(struct ustacks *u, struct packet_sink *sink,
-			 uint32_t seq, uint64_t ts);
+			 uint32_t seq, uint64_t ts, bool lines);
 
 /* The counts for the closing summary, logged at debug level. */
 void ustacks_log(const struct ustacks *u);
