@@ -243,7 +243,7 @@ static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 }
 
 /* A switch on c, the CPU of queue qi. */
-static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
+static void on_switch(struct model *m, uint32_t machine, size_t qi,
 		      struct cpu_stat *c, const struct rev *e)
 {
 	bool full = e->kind == REV_SWITCH_FULL;
@@ -272,7 +272,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 		enum tstate s = state_of(e->state);
 
 		i = c->known && prev == c->cur ? c->cur_i :
-			thread_idx(m, q->machine, prev);
+			thread_idx(m, machine, prev);
 		if (i != UINT32_MAX) {
 			close_state(m, i, e->ts, false);
 			h = &m->hot[i];
@@ -291,7 +291,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 	c->cur = e->pid;
 	c->since = e->ts;
 	c->cur_i = UINT32_MAX;
-	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
+	if (!e->pid || (i = thread_idx(m, machine, e->pid)) == UINT32_MAX)
 		return;
 	c->cur_i = i;
 	close_state(m, i, e->ts, counted);
@@ -305,7 +305,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 }
 
 /* A waking on c, the CPU of queue qi. */
-static void on_waking(struct model *m, const struct cpu_queue *q,
+static void on_waking(struct model *m, uint32_t machine,
 		      const struct cpu_stat *c, const struct rev *e)
 {
 	struct thread_hot *h;
@@ -322,7 +322,7 @@ static void on_waking(struct model *m, const struct cpu_queue *q,
 	} else {
 		waker = e->pid2;
 	}
-	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
+	if (!e->pid || (i = thread_idx(m, machine, e->pid)) == UINT32_MAX)
 		return;
 	if (e->name && !m->hot[i].name)
 		m->hot[i].name = e->name;
@@ -334,7 +334,7 @@ static void on_waking(struct model *m, const struct cpu_queue *q,
 	h->waker = waker;
 }
 
-static void on_newtask(struct model *m, const struct cpu_queue *q,
+static void on_newtask(struct model *m, uint32_t machine,
 		       const struct rev *e)
 {
 	struct thread *parent;
@@ -344,10 +344,10 @@ static void on_newtask(struct model *m, const struct cpu_queue *q,
 	if (!e->pid)
 		return;
 	if (e->flags & REV_CLONE_THREAD) {
-		parent = thread_of(m, q->machine, e->pid2);
+		parent = thread_of(m, machine, e->pid2);
 		tgid = parent && parent->tgid >= 0 ? parent->tgid : e->pid2;
 	}
-	i = thread_idx(m, q->machine, e->pid);
+	i = thread_idx(m, machine, e->pid);
 	if (i == UINT32_MAX)
 		return;
 	m->thr[i].tgid = tgid;
@@ -376,80 +376,84 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
 }
 
-/* Events e[0..n) of queue qi (its machine and CPU in q); m->started. */
-static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
-		       const struct rev *e, size_t n)
+/* Events other than switches and wakings. */
+static void on_other(struct model *m, uint32_t machine, const struct rev *e)
 {
-	const struct rev *end = e + n;
-	struct cpu_stat *c;
 	uint32_t i;
 
-	if (qi >= m->ncpu) {
-		size_t k;
-
-		/* queues are numbered as they appear: fill up to qi */
-		for (k = m->ncpu; k <= qi && !m->oom; k++)
-			grow_cpus(m, k, q - (qi - k));
-		if (m->oom)
-			return;
-	}
-	c = &m->cpu[qi];
-	if (!c->events)
-		c->first = e->ts;
-	c->last = end[-1].ts;
-	c->events += n;
-	for (; e < end; e++) {
-		/* switches and wakings first: nearly every event */
-		if (e->kind <= REV_SWITCH_FULL) {
-			on_switch(m, q, qi, c, e);
-			continue;
+	switch (e->kind) {
+	case REV_NEWTASK:
+		on_newtask(m, machine, e);
+		break;
+	case REV_RENAME:
+		if (e->pid && (i = thread_idx(m, machine, e->pid)) != UINT32_MAX)
+			m->hot[i].name = e->name;
+		break;
+	case REV_BLOCKED:
+		if (e->pid && e->name &&
+		    (i = thread_idx(m, machine, e->pid)) != UINT32_MAX) {
+			m->thr[i].blocked = e->name;
+			m->hot[i].blocked = 1;
 		}
-		if (e->kind <= REV_WAKING_FULL) {
-			on_waking(m, q, c, e);
-			continue;
-		}
-		switch (e->kind) {
-		case REV_NEWTASK:
-			on_newtask(m, q, e);
-			break;
-		case REV_RENAME:
-			if (e->pid &&
-			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX)
-				m->hot[i].name = e->name;
-			break;
-		case REV_BLOCKED:
-			if (e->pid && e->name &&
-			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX) {
-				m->thr[i].blocked = e->name;
-				m->hot[i].blocked = 1;
-			}
-			break;
-		default:
-			break;
-		}
+		break;
+	default:
+		break;
 	}
 }
 
-void model_events(struct model *m, const struct merge_run *runs, size_t n)
+/* The first event: the window starts from it. */
+static void start(struct model *m, int64_t ts)
 {
-	const struct merge_run *r, *end = runs + n;
+	m->started = true;
+	m->first = ts;
+	m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
+	m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
+	m->windowed = m->o.has_from || m->o.has_to;
+}
 
-	if (!n)
+/* Events taken from the merge at a time. */
+#define MODEL_BATCH 512
+
+void model_take(struct model *m, struct merge *mg, bool all)
+{
+	struct merge_walk w;
+	struct merge_ev ev[MODEL_BATCH];
+	struct cpu_stat *c = NULL;
+	size_t qi = SIZE_MAX, k, n;
+	uint32_t machine = 0;
+
+	/* queues are numbered as they appear: a figure for each */
+	for (k = m->ncpu; k < mg->nq && !m->oom; k++)
+		grow_cpus(m, k, &mg->q[k]);
+	if (m->oom)
 		return;
-	if (!m->started) {
-		int64_t ts = runs[0].e->ts;
+	merge_begin(mg, all, &w);
+	while ((n = merge_take(mg, &w, ev, MODEL_BATCH))) {
+		if (!m->started)
+			start(m, ev[0].e->ts);
+		for (k = 0; k < n; k++) {
+			const struct rev *e = ev[k].e;
 
-		m->started = true;
-		m->first = ts;
-		m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
-		m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
-		m->windowed = m->o.has_from || m->o.has_to;
+			if (ev[k].qi != qi) {
+				qi = ev[k].qi;
+				c = &m->cpu[qi];
+				machine = mg->q[qi].machine;
+				if (!c->events)
+					c->first = e->ts;
+			}
+			c->events++;
+			c->last = e->ts;
+			/* switches and wakings first: nearly every event */
+			if (e->kind <= REV_SWITCH_FULL)
+				on_switch(m, machine, qi, c, e);
+			else if (e->kind <= REV_WAKING_FULL)
+				on_waking(m, machine, c, e);
+			else
+				on_other(m, machine, e);
+		}
+		m->events += n;
+		m->last = ev[n - 1].e->ts;
 	}
-	for (r = runs; r < end && !m->oom; r++) {
-		run_events(m, r->q, r->qi, r->e, r->n);
-		m->events += r->n;
-	}
-	m->last = end[-1].e[end[-1].n - 1].ts;
 }
 
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,

@@ -140,8 +140,9 @@ struct model {
 
 void model_init(struct model *m, const struct model_opts *o);
 void model_free(struct model *m);
-/* Runs of events (merge.h), in time order. */
-void model_events(struct model *m, const struct merge_run *runs, size_t n);
+/* Takes the events the merge hands out (merge.h: what its watermark
+ * allows, everything with all = true), in time order. */
+void model_take(struct model *m, struct merge *mg, bool all);
 /* What a ProcessTree says of a thread: its process (tgid, -1: unknown)
  * and name (0: none). */
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
