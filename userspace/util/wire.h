@@ -55,8 +55,6 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 	const uint8_t *q = *p;
 	size_t n;
 
-	if (q >= end)
-		return false;
 	if (end - q >= 3) {
 		if (q[0] < 0x80) {
 			*v = q[0];
@@ -74,6 +72,8 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 			*p = q + 3;
 			return true;
 		}
+	} else if (q >= end) {
+		return false;
 	}
 	n = wire_get_varint(q, end, v);
 	*p = q + n;
