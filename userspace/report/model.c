@@ -5,6 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define TID_TABLE_SIZE ((size_t)sizeof(uint32_t) << TID_BITS)
 
 void model_init(struct model *m, const struct model_opts *o)
 {
@@ -15,20 +18,16 @@ void model_init(struct model *m, const struct model_opts *o)
 
 void model_free(struct model *m)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < m->nthr; i++) {
 		if (m->hot[i].lat)
 			hist_release(&m->hot[i].lat->h);
 		free(m->hot[i].lat);
 	}
-	for (i = 0; i < TID_MACHINES; i++) {
-		if (!m->direct[i])
-			continue;
-		for (j = 0; j < 1u << (TID_BITS - TID_PAGE_BITS); j++)
-			free(m->direct[i]->page[j]);
-		free(m->direct[i]);
-	}
+	for (i = 0; i < TID_MACHINES; i++)
+		if (m->direct[i])
+			munmap(m->direct[i], TID_TABLE_SIZE);
 	free(m->thr);
 	free(m->hot);
 	hmap_free(&m->idx);
@@ -65,26 +64,34 @@ static uint32_t thread_new(struct model *m, uint32_t machine, int32_t tid)
 	return (uint32_t)m->nthr++;
 }
 
-/* The slot of (machine, tid) in the direct table, allocating its page;
- * NULL when the key is not for the table or out of memory. */
+/* The direct table of machine, mapped when first needed; NULL when the
+ * machine is not for it or out of memory. */
+static uint32_t *direct_table(struct model *m, uint32_t machine)
+{
+	void *t;
+
+	if (machine >= TID_MACHINES)
+		return NULL;
+	if (m->direct[machine])
+		return m->direct[machine];
+	t = mmap(NULL, TID_TABLE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t == MAP_FAILED) {
+		m->oom = true;
+		return NULL;
+	}
+	return m->direct[machine] = t;
+}
+
+/* The slot of (machine, tid) in the direct table; NULL when the key is
+ * not for the table or out of memory. */
 static uint32_t *direct_slot(struct model *m, uint32_t machine, int32_t tid)
 {
-	struct tid_pages *d;
-	uint32_t **pg;
+	uint32_t *t;
 
-	if (machine >= TID_MACHINES || (uint32_t)tid >= 1u << TID_BITS)
+	if ((uint32_t)tid >= 1u << TID_BITS || !(t = direct_table(m, machine)))
 		return NULL;
-	d = m->direct[machine];
-	if (!d && !(d = m->direct[machine] = calloc(1, sizeof(*d)))) {
-		m->oom = true;
-		return NULL;
-	}
-	pg = &d->page[(uint32_t)tid >> TID_PAGE_BITS];
-	if (!*pg && !(*pg = calloc(1u << TID_PAGE_BITS, sizeof(**pg)))) {
-		m->oom = true;
-		return NULL;
-	}
-	return &(*pg)[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)];
+	return &t[tid];
 }
 
 /* thread_idx for a thread not in the direct table yet, or not for it. */
@@ -124,14 +131,23 @@ static uint32_t thread_idx_slow(struct model *m, uint32_t machine, int32_t tid)
 static inline uint32_t thread_idx(struct model *m, uint32_t machine,
 				  int32_t tid)
 {
-	const struct tid_pages *d;
-	const uint32_t *pg;
+	const uint32_t *t;
 	uint32_t v;
 
 	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS &&
-	    (d = m->direct[machine]) &&
-	    (pg = d->page[(uint32_t)tid >> TID_PAGE_BITS]) &&
-	    (v = pg[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)]))
+	    (t = m->direct[machine]) && (v = t[tid]))
+		return v - 1;
+	return thread_idx_slow(m, machine, tid);
+}
+
+/* thread_idx for an event of CPU c (of machine): one load when the thread
+ * is in its machine's direct table. */
+static inline uint32_t thread_on(struct model *m, const struct cpu_stat *c,
+				 uint32_t machine, int32_t tid)
+{
+	uint32_t v;
+
+	if (c->tids && (uint32_t)tid < 1u << TID_BITS && (v = c->tids[tid]))
 		return v - 1;
 	return thread_idx_slow(m, machine, tid);
 }
@@ -272,7 +288,7 @@ static void on_switch(struct model *m, uint32_t machine, size_t qi,
 		enum tstate s = state_of(e->state);
 
 		i = c->known && prev == c->cur ? c->cur_i :
-			thread_idx(m, machine, prev);
+			thread_on(m, c, machine, prev);
 		if (i != UINT32_MAX) {
 			close_state(m, i, e->ts, false);
 			h = &m->hot[i];
@@ -291,7 +307,7 @@ static void on_switch(struct model *m, uint32_t machine, size_t qi,
 	c->cur = e->pid;
 	c->since = e->ts;
 	c->cur_i = UINT32_MAX;
-	if (!e->pid || (i = thread_idx(m, machine, e->pid)) == UINT32_MAX)
+	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
 	c->cur_i = i;
 	close_state(m, i, e->ts, counted);
@@ -322,7 +338,7 @@ static void on_waking(struct model *m, uint32_t machine,
 	} else {
 		waker = e->pid2;
 	}
-	if (!e->pid || (i = thread_idx(m, machine, e->pid)) == UINT32_MAX)
+	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
 	if (e->name && !m->hot[i].name)
 		m->hot[i].name = e->name;
@@ -374,6 +390,7 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 	m->ncpu = n;
 	m->cpu[qi].selected = !m->o.cpus ||
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
+	m->cpu[qi].tids = direct_table(m, q->machine);
 }
 
 /* Events other than switches and wakings. */
@@ -476,11 +493,8 @@ const struct thread *model_find(const struct model *m, uint32_t machine,
 	const uint32_t *i;
 
 	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS) {
-		const struct tid_pages *d = m->direct[machine];
-		const uint32_t *pg = d ? d->page[(uint32_t)tid >> TID_PAGE_BITS] :
-				     NULL;
-		uint32_t v = pg ? pg[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)] :
-				  0;
+		const uint32_t *t = m->direct[machine];
+		uint32_t v = t ? t[tid] : 0;
 
 		return v ? &m->thr[v - 1] : NULL;
 	}
