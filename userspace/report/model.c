@@ -390,6 +390,7 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 	m->ncpu = n;
 	m->cpu[qi].selected = !m->o.cpus ||
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
+	m->cpu[qi].machine = q->machine;
 	m->cpu[qi].tids = direct_table(m, q->machine);
 }
 
@@ -454,7 +455,7 @@ void model_take(struct model *m, struct merge *mg, bool all)
 			if (ev[k].qi != qi) {
 				qi = ev[k].qi;
 				c = &m->cpu[qi];
-				machine = mg->q[qi].machine;
+				machine = c->machine;
 				if (!c->events)
 					c->first = e->ts;
 			}

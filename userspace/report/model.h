@@ -95,6 +95,7 @@ _Static_assert(sizeof(struct thread_hot) == 64, "one cache line");
 struct cpu_stat {
 	bool known;           /* a switch was seen: cur is set */
 	bool selected;        /* in --cpu's list (or no list) */
+	uint32_t machine;     /* of its queue */
 	uint32_t *tids;       /* its machine's direct table, NULL: none */
 	int32_t cur;          /* the task running */
 	uint32_t cur_i;       /* its thread index, UINT32_MAX: none (idle) */
