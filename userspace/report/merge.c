@@ -135,11 +135,12 @@ static inline int64_t next_ts(const struct rev *const *v, const size_t *n,
 }
 
 /* The common case of merge_push, without moving any time: no event
- * before the queue's last one or the latest handed out. The runs (each
- * in time order) go to q's ring from slot pos on (masked) in time order,
- * the first run first on equal times: the first two merged up to each
- * event of the third (few: the regular events), which follows them.
- * False when it does not apply (nothing done). */
+ * before the queue's last one or the latest handed out, and room up to
+ * the end of the ring. The runs (each in time order) go to q's ring from
+ * slot pos on (masked) in time order, the first run first on equal times:
+ * the first two merged up to each event of the third (few: the regular
+ * events), which follows them. False when it does not apply (nothing
+ * done). */
 static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 		       const struct rev *const *rv, const size_t *rn)
 {
@@ -147,9 +148,11 @@ static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 	const struct rev *a = rv[0], *ae = rn[0] ? a + rn[0] : a, *b = rv[1],
 			 *be = rn[1] ? b + rn[1] : b, *c = rv[2];
 	int64_t low = q->last > m->released ? q->last : m->released;
-	size_t mask = q->cap - 1, j;
-	struct rev *v = q->v;
+	struct rev *d = &q->v[pos & (q->cap - 1)];
+	size_t j;
 
+	if ((pos & (q->cap - 1)) + rn[0] + rn[1] + rn[2] > q->cap)
+		return false; /* it wraps: rare, the general path */
 	if ((rn[0] && a->ts < low) || (rn[1] && b->ts < low) ||
 	    (rn[2] && c->ts < low))
 		return false;
@@ -162,18 +165,18 @@ static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 
 			if (src->ts > lim)
 				break;
-			v[pos++ & mask] = *src;
+			*d++ = *src;
 			a += !tb;
 			b += tb;
 		}
 		while (a < ae && a->ts <= lim)
-			v[pos++ & mask] = *a++;
+			*d++ = *a++;
 		while (b < be && b->ts <= lim)
-			v[pos++ & mask] = *b++;
+			*d++ = *b++;
 		if (j < rn[2])
-			v[pos++ & mask] = c[j];
+			*d++ = c[j];
 	}
-	q->last = v[(pos - 1) & mask].ts;
+	q->last = d[-1].ts;
 	return true;
 }
 
