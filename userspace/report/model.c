@@ -419,6 +419,16 @@ static void on_other(struct model *m, uint32_t machine, const struct rev *e)
 	}
 }
 
+/* Figures for the CPUs of queues up to qi: queues are numbered as they
+ * appear, and a CPU has figures up to the last queue with events. 0, or
+ * -1 when out of memory. */
+static int cpus_upto(struct model *m, const struct merge *mg, size_t qi)
+{
+	while (m->ncpu <= qi && !m->oom)
+		grow_cpus(m, m->ncpu, &mg->q[m->ncpu]);
+	return m->oom ? -1 : 0;
+}
+
 /* The first event: the window starts from it. */
 static void start(struct model *m, int64_t ts)
 {
@@ -440,11 +450,6 @@ void model_take(struct model *m, struct merge *mg, bool all)
 	size_t qi = SIZE_MAX, k, n;
 	uint32_t machine = 0;
 
-	/* queues are numbered as they appear: a figure for each */
-	for (k = m->ncpu; k < mg->nq && !m->oom; k++)
-		grow_cpus(m, k, &mg->q[k]);
-	if (m->oom)
-		return;
 	merge_begin(mg, all, &w);
 	while ((n = merge_take(mg, &w, ev, MODEL_BATCH))) {
 		if (!m->started)
@@ -454,6 +459,8 @@ void model_take(struct model *m, struct merge *mg, bool all)
 
 			if (ev[k].qi != qi) {
 				qi = ev[k].qi;
+				if (qi >= m->ncpu && cpus_upto(m, mg, qi))
+					return;
 				c = &m->cpu[qi];
 				machine = c->machine;
 				if (!c->events)
