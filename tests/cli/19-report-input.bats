@@ -33,6 +33,21 @@ lost_trace() {
 	[ "${lines[1]}" = "Losses: none recorded." ]
 }
 
+@test "report: declared CPUs past the last with events are not listed; a bundle out of time order is sorted" {
+	"$TOOLS/gentrace" -o "$TMP/decl.pb" <<-'EOF2'
+	sysinfo cpus=8
+	bundle cpu=1 seq=2 switch=3000,1000,2000 waking=1500
+	bundle cpu=0 seq=3 switch=1100,2100
+	EOF2
+	run "$BTR" report --json "$TMP/decl.pb"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.cpus == 2 and (.cpu_table | length) == 2 and
+		.events == 6 and .start_ns == 1000 and .end_ns == 3000'
+	run "$BTR" report "$TMP/decl.pb"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *": 2 CPUs, 6 events, "* ]]
+}
+
 @test "report: an event at the largest time ends (the merge once looped)" {
 	"$TOOLS/gentrace" -o "$TMP/max.pb" <<-'EOF2'
 	bundle cpu=0 seq=2 switch=1000,2000

@@ -26,8 +26,9 @@
  *   rsync [seq=N] [machine=N] CLIENT>HOST...
  *       a RemoteClockSync: one SyncedClocks per word, CLIENT and HOST
  *       each CLOCK:VALUE[,CLOCK:VALUE...] (client_clocks, host_clocks)
- *   sysinfo [name=NAME] [seq=N] [machine=N]
- *       a SystemInfo with utsname sysname "Linux" and machine_name NAME
+ *   sysinfo [name=NAME] [cpus=N] [seq=N] [machine=N]
+ *       a SystemInfo with utsname sysname "Linux", machine_name NAME and
+ *       num_cpus N
  *   raw HEX                     a record holding these packet bytes
  */
 #include <errno.h>
@@ -380,6 +381,8 @@ static void sysinfo(struct wbuf *p, struct opts *o)
 	wbuf_end_len(p, u);
 	if (name)
 		wbuf_field_bytes(p, 17, name, strlen(name));
+	if (opt(o, "cpus"))
+		wbuf_field_varint(p, 8, num(opt(o, "cpus")));
 	wbuf_end_len(p, mark);
 	common(p, o);
 }

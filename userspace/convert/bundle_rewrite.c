@@ -303,10 +303,10 @@ static int put_filtered(struct bundle_ctx *b, const struct wire_field *cs,
 }
 
 /* The range and count of the times of a compact_sched on the identity
- * path. */
+ * path: lo and hi start at INT64_MAX and INT64_MIN, so that with no time
+ * they are none. */
 struct time_range {
-	int64_t first, last;
-	bool any;
+	int64_t lo, hi;
 	uint64_t n;
 };
 
@@ -316,12 +316,26 @@ static inline bool range_add(struct time_range *g, uint64_t *acc, uint64_t v)
 	*acc += v; /* first absolute, then deltas */
 	if (*acc > INT64_MAX)
 		return false;
-	if (!g->any || (int64_t)*acc < g->first)
-		g->first = (int64_t)*acc;
-	if (!g->any || (int64_t)*acc > g->last)
-		g->last = (int64_t)*acc;
-	g->any = true;
+	g->lo = (int64_t)*acc < g->lo ? (int64_t)*acc : g->lo;
+	g->hi = (int64_t)*acc > g->hi ? (int64_t)*acc : g->hi;
 	g->n++;
+	return true;
+}
+
+/* The times of a packed array p[0..n) (deltas from *acc) into g; false
+ * when one is negative or the array malformed. */
+static bool range_packed(struct time_range *g, uint64_t *acc,
+			 const uint8_t *p, size_t n)
+{
+	const uint8_t *end = p + n;
+	struct time_range r = *g;
+	uint64_t v, t = *acc;
+
+	while (p < end)
+		if (!wire_read_varint(&p, end, &v) || !range_add(&r, &t, v))
+			return false;
+	*g = r;
+	*acc = t;
 	return true;
 }
 
@@ -332,8 +346,9 @@ static inline bool range_add(struct time_range *g, uint64_t *acc, uint64_t v)
  * drops, counts or reports it. */
 static bool compact_identity(struct bundle_ctx *b, const struct wire_field *cs)
 {
-	struct time_range g = { b->first, b->last, b->any, 0 };
-	uint64_t acc[2] = { 0, 0 }, v;
+	struct time_range g = { b->any ? b->first : INT64_MAX,
+				b->any ? b->last : INT64_MIN, 0 };
+	uint64_t acc[2] = { 0, 0 };
 	struct wire_reader r;
 	struct wire_field f;
 	int rc;
@@ -341,7 +356,6 @@ static bool compact_identity(struct bundle_ctx *b, const struct wire_field *cs)
 	wire_reader_init(&r, cs->data, (size_t)cs->val);
 	while ((rc = wire_next(&r, &f)) > 0) {
 		uint64_t *a = &acc[f.num == CS_WAKING_TS];
-		const uint8_t *p, *end;
 
 		if (f.num != CS_SWITCH_TS && f.num != CS_WAKING_TS)
 			continue;
@@ -350,20 +364,18 @@ static bool compact_identity(struct bundle_ctx *b, const struct wire_field *cs)
 				return false;
 			continue;
 		}
-		if (f.type != WIRE_LEN)
+		/* only a LEN field has data */
+		if (f.type != WIRE_LEN ||
+		    !range_packed(&g, a, f.data, (size_t)f.val))
 			return false;
-		p = f.data; /* only a LEN field has data */
-		end = f.data + f.val;
-		while (p < end)
-			if (!wire_read_varint(&p, end, &v) ||
-			    !range_add(&g, a, v))
-				return false;
 	}
 	if (rc < 0)
 		return false;
-	b->first = g.first;
-	b->last = g.last;
-	b->any = g.any;
+	if (g.n || b->any) {
+		b->first = g.lo;
+		b->last = g.hi;
+		b->any = true;
+	}
 	if (b->rw->tl->stats)
 		b->rw->tl->stats->converted += g.n;
 	return true;

@@ -132,17 +132,26 @@ static int intern_add(struct decoder *d, const struct wire_field *f)
  * where its shortest column does, as in a lockstep walk. */
 
 /* Times (first absolute, then deltas, modulo 2^64) into e[0..), with the
- * fields no column gives; how many. */
-static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind)
+ * fields no column gives; how many. *unsorted: a time is earlier than the
+ * one before it. */
+static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind,
+			bool *unsorted)
 {
+	const uint8_t *p = a->p;
 	uint64_t t = 0, dt;
+	int64_t prev = INT64_MIN;
+	bool down = false;
 	size_t n = 0;
 
-	while (wire_read_varint(&a->p, a->end, &dt)) {
+	while (wire_read_varint(&p, a->end, &dt)) {
 		t += dt;
+		down |= (int64_t)t < prev;
+		prev = (int64_t)t;
 		e[n] = (struct rev){ .ts = (int64_t)t, .kind = (uint8_t)kind };
 		n++;
 	}
+	a->p = p;
+	*unsorted = down;
 	return n;
 }
 
@@ -188,7 +197,7 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 		return 0;
 	if (run_reserve(r, cap))
 		return -ENOMEM;
-	all = column_ts(&ts, r->v, kind);
+	all = column_ts(&ts, r->v, kind, &r->unsorted);
 	n = column_int(pid, r->v, all, false);
 	n = column_comm(d, comm, r->v, n);
 	if (kind == REV_SWITCH)
@@ -377,6 +386,8 @@ static void run_sort(struct run *r)
 {
 	size_t i;
 
+	if (!r->unsorted)
+		return; /* known to be in order */
 	for (i = 1; i < r->n; i++)
 		if (r->v[i].ts < r->v[i - 1].ts)
 			break;
@@ -396,6 +407,7 @@ static int bundle(struct decoder *d, const struct wire_field *bf,
 	int rc, e;
 
 	d->sw.n = d->wk.n = d->reg.n = 0;
+	d->reg.unsorted = true; /* checked */
 	wire_reader_init(&r, bf->data, (size_t)bf->val);
 	while ((rc = wire_next(&r, &f)) > 0) {
 		if (f.num == B_CPU && f.type == WIRE_VARINT) {

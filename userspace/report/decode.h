@@ -30,6 +30,7 @@
 struct run {
 	struct rev *v;
 	size_t n, cap;
+	bool unsorted;  /* may be out of time order */
 };
 
 struct ksym_key {

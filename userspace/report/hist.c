@@ -7,16 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static unsigned bucket(uint64_t v)
-{
-	unsigned e;
-
-	if (v < 16)
-		return (unsigned)v;
-	e = 63u - (unsigned)__builtin_clzll(v);
-	return 16u + (e - 4u) * 8u + (unsigned)((v >> (e - 3u)) & 7u);
-}
-
 /* [lo, hi] of bucket i. */
 static void bounds(unsigned i, uint64_t *lo, uint64_t *hi)
 {
@@ -32,8 +22,7 @@ static void bounds(unsigned i, uint64_t *lo, uint64_t *hi)
 	*hi = *lo + ((uint64_t)1 << (e - 3u)) - 1u;
 }
 
-/* Moves h to 32-bit counters for every bucket. */
-static int grow(struct hist *h)
+int hist_grow(struct hist *h)
 {
 	unsigned i;
 
@@ -52,35 +41,13 @@ static uint32_t count(const struct hist *h, unsigned i)
 	return i < HIST_SMALL ? h->s[i] : 0;
 }
 
-int hist_add(struct hist *h, uint64_t v)
-{
-	unsigned i = bucket(v);
-
-	if (h->b) {
-		if (h->b[i] != UINT32_MAX)
-			h->b[i]++;
-	} else if (i < HIST_SMALL && h->s[i] != UINT8_MAX) {
-		h->s[i]++;
-	} else {
-		if (grow(h))
-			return -1;
-		h->b[i]++;
-	}
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->n++;
-	return 0;
-}
-
 int hist_merge(struct hist *dst, const struct hist *src)
 {
 	unsigned i;
 
 	if (!src->n)
 		return 0;
-	if (!dst->b && grow(dst))
+	if (!dst->b && hist_grow(dst))
 		return -1;
 	for (i = 0; i < HIST_BUCKETS; i++) {
 		uint64_t s = (uint64_t)dst->b[i] + count(src, i);

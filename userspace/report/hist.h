@@ -25,8 +25,43 @@ struct hist {
 	uint8_t s[HIST_SMALL];    /* while small: buckets below HIST_SMALL */
 };
 
-/* Returns 0, or -1 when out of memory (h unchanged). */
-int hist_add(struct hist *h, uint64_t v);
+/* The bucket of v. */
+static inline unsigned hist_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 16)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	return 16u + (e - 4u) * 8u + (unsigned)((v >> (e - 3u)) & 7u);
+}
+
+/* Moves h to 32-bit counters for every bucket: 0 or -1 (out of memory). */
+int hist_grow(struct hist *h);
+
+/* Returns 0, or -1 when out of memory (h unchanged). Inline: the report
+ * adds a latency at most switches. */
+static inline int hist_add(struct hist *h, uint64_t v)
+{
+	unsigned i = hist_bucket(v);
+
+	if (h->b) {
+		if (h->b[i] != UINT32_MAX)
+			h->b[i]++;
+	} else if (i < HIST_SMALL && h->s[i] != UINT8_MAX) {
+		h->s[i]++;
+	} else {
+		if (hist_grow(h))
+			return -1;
+		h->b[i]++;
+	}
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->n++;
+	return 0;
+}
 /* Adds every sample of src to dst (dst becomes big); 0 or -1 (out of
  * memory). */
 int hist_merge(struct hist *dst, const struct hist *src);

@@ -64,8 +64,7 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 		m->capq = cap;
 	}
 	m->q[m->nq] = (struct cpu_queue){ .machine = machine, .cpu = cpu,
-					  .last = INT64_MIN,
-					  .head_ts = INT64_MAX };
+					  .last = INT64_MIN };
 	*qi = (uint32_t)m->nq;
 	return (long)m->nq++;
 }
@@ -128,22 +127,6 @@ static void heads_insert(struct merge *m, size_t qi, int64_t ts)
 	m->heads[k] = (struct merge_head){ ts, qi };
 }
 
-/* The first queue's head moved on to ts: it takes its place among the
- * others (or leaves when it is empty). */
-static inline void heads_first_moved(struct merge *m, bool empty, int64_t ts)
-{
-	struct merge_head *h = m->heads;
-	size_t qi = h[0].qi, k = 0, n = m->nheads;
-
-	if (empty) {
-		memmove(h, h + 1, --m->nheads * sizeof(*h));
-		return;
-	}
-	for (; k + 1 < n && !head_before(ts, qi, &h[k + 1]); k++)
-		h[k] = h[k + 1];
-	h[k] = (struct merge_head){ ts, qi };
-}
-
 /* The time of run r's next event, INT64_MAX when it has none. */
 static inline int64_t next_ts(const struct rev *const *v, const size_t *n,
 			      const size_t *pos, size_t r)
@@ -152,11 +135,12 @@ static inline int64_t next_ts(const struct rev *const *v, const size_t *n,
 }
 
 /* The common case of merge_push, without moving any time: no event
- * before the queue's last one or the latest handed out. The runs (each
- * in time order) go to q's ring from slot pos on (masked) in time order,
- * the first run first on equal times: the first two merged up to each
- * event of the third (few: the regular events), which follows them.
- * False when it does not apply (nothing done). */
+ * before the queue's last one or the latest handed out, and room up to
+ * the end of the ring. The runs (each in time order) go to q's ring from
+ * slot pos on (masked) in time order, the first run first on equal times:
+ * the first two merged up to each event of the third (few: the regular
+ * events), which follows them. False when it does not apply (nothing
+ * done). */
 static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 		       const struct rev *const *rv, const size_t *rn)
 {
@@ -164,9 +148,11 @@ static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 	const struct rev *a = rv[0], *ae = rn[0] ? a + rn[0] : a, *b = rv[1],
 			 *be = rn[1] ? b + rn[1] : b, *c = rv[2];
 	int64_t low = q->last > m->released ? q->last : m->released;
-	size_t mask = q->cap - 1, j;
-	struct rev *v = q->v;
+	struct rev *d = &q->v[pos & (q->cap - 1)];
+	size_t j;
 
+	if ((pos & (q->cap - 1)) + rn[0] + rn[1] + rn[2] > q->cap)
+		return false; /* it wraps: rare, the general path */
 	if ((rn[0] && a->ts < low) || (rn[1] && b->ts < low) ||
 	    (rn[2] && c->ts < low))
 		return false;
@@ -179,18 +165,18 @@ static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 
 			if (src->ts > lim)
 				break;
-			v[pos++ & mask] = *src;
+			*d++ = *src;
 			a += !tb;
 			b += tb;
 		}
 		while (a < ae && a->ts <= lim)
-			v[pos++ & mask] = *a++;
+			*d++ = *a++;
 		while (b < be && b->ts <= lim)
-			v[pos++ & mask] = *b++;
+			*d++ = *b++;
 		if (j < rn[2])
-			v[pos++ & mask] = c[j];
+			*d++ = c[j];
 	}
-	q->last = v[(pos - 1) & mask].ts;
+	q->last = d[-1].ts;
 	return true;
 }
 
@@ -234,7 +220,6 @@ queued:
 	if (!q->n)
 		heads_insert(m, qi, q->v[q->head].ts);
 	q->n += total;
-	q->head_ts = q->v[q->head].ts;
 	m->pending += total;
 	if (q->last > m->max_ts)
 		m->max_ts = q->last;
@@ -257,52 +242,82 @@ static int64_t watermark(const struct merge *m)
 	return low;
 }
 
-void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx)
+void merge_begin(struct merge *m, bool all, struct merge_walk *w)
 {
-	int64_t wm = all ? INT64_MAX : watermark(m);
-	struct merge_run runs[MERGE_BATCH];
-	size_t nruns = 0;
+	memset(w, 0, sizeof(*w));
+	w->wm = all ? INT64_MAX : watermark(m);
+}
 
-	/* the queues with events are m->heads, by head time then index: the
+size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
+		  size_t max)
+{
+	struct merge_head *h = m->heads;
+	size_t k = 0, nh = m->nheads, qi, n, head, mask, i;
+	int64_t wm = w->wm, stop, ts;
+	const struct rev *v;
+	struct cpu_queue *q;
+
+	/* the queues with events are h[0..nh), by head time then index: the
 	 * first is the one the earliest event is in (the first of equals),
-	 * the second's head the least of the others' */
-	while (m->nheads) {
-		size_t bi = m->heads[0].qi;
-		int64_t best = m->heads[0].ts, stop;
-		int64_t second = m->nheads > 1 ? m->heads[1].ts : INT64_MAX;
-		bool over = m->pending > MERGE_MAX_PENDING;
-		struct cpu_queue *q = &m->q[bi];
+	 * the second's head the least of the others'; a turn takes the
+	 * first one's events up to the second's head (or the watermark) */
+	while (k < max) {
+		if (w->q) { /* a turn cut by the end of the last batch */
+			q = w->q;
+			qi = w->qi;
+			stop = w->stop;
+			w->q = NULL;
+		} else {
+			int64_t best, second;
+			bool over;
 
-		if (best > wm && !over)
+			if (!nh)
+				break;
+			best = h[0].ts;
+			second = nh > 1 ? h[1].ts : INT64_MAX;
+			over = m->pending - k > MERGE_MAX_PENDING;
+			if (best > wm && !over)
+				break;
+			/* over the cap: the oldest go whatever the watermark */
+			stop = over || second < wm ? second : wm;
+			if (stop < best)
+				stop = best;
+			qi = h[0].qi;
+			q = &m->q[qi];
+		}
+		v = q->v;
+		head = q->head;
+		n = q->n;
+		mask = q->cap - 1;
+		/* at a turn's start its first event, the best, is in */
+		while (n && k < max && v[head].ts <= stop) {
+			out[k].e = &v[head];
+			out[k++].qi = qi;
+			head = (head + 1) & mask;
+			n--;
+		}
+		q->head = head;
+		q->n = n;
+		if (n && v[head].ts <= stop) { /* the batch is full */
+			w->q = q;
+			w->qi = qi;
+			w->stop = stop;
 			break;
-		/* over the cap: the oldest go whatever the watermark */
-		stop = over ? second : (second < wm ? second : wm);
-		if (stop < best)
-			stop = best;
-		/* the run up to stop, cut where the ring wraps */
-		do {
-			size_t n = 1, lim = q->cap - q->head;
-
-			if (lim > q->n)
-				lim = q->n;
-			while (n < lim && q->v[q->head + n].ts <= stop)
-				n++;
-			/* a queue's times only grow: its last is the latest */
-			if (q->v[q->head + n - 1].ts > m->released)
-				m->released = q->v[q->head + n - 1].ts;
-			if (nruns == MERGE_BATCH) {
-				fn(ctx, runs, nruns);
-				nruns = 0;
-			}
-			runs[nruns++] = (struct merge_run){ q, bi, &q->v[q->head],
-							    n };
-			q->head = (q->head + n) & (q->cap - 1);
-			q->n -= n;
-			m->pending -= n;
-		} while (q->n && q->v[q->head].ts <= stop);
-		q->head_ts = q->n ? q->v[q->head].ts : INT64_MAX;
-		heads_first_moved(m, !q->n, q->head_ts);
+		}
+		/* the queue to its new place among the heads, or out */
+		if (!n) {
+			memmove(h, h + 1, --nh * sizeof(*h));
+			continue;
+		}
+		ts = v[head].ts;
+		for (i = 0; i + 1 < nh && !head_before(ts, qi, &h[i + 1]); i++)
+			h[i] = h[i + 1];
+		h[i] = (struct merge_head){ ts, qi };
 	}
-	if (nruns)
-		fn(ctx, runs, nruns);
+	m->nheads = nh;
+	m->pending -= k;
+	/* times only grow: the last taken is the latest */
+	if (k && out[k - 1].e->ts > m->released)
+		m->released = out[k - 1].e->ts;
+	return k;
 }

@@ -2,7 +2,7 @@
  * (of each machine) has a queue of its events, which come in time order
  * (a CPU's bundles follow each other in the file); the queues interleave
  * in time because a recorder writes every CPU's bundle at each drain.
- * merge_release hands events to a callback in global time order up to a
+ * The merge hands events out in global time order (merge_take) up to a
  * watermark: the latest time every CPU has reached. The CPUs are those the
  * trace's SystemInfo declares (num_cpus), which the watermark waits for
  * even before their first event: a recorder commits each CPU's chunk when
@@ -34,13 +34,12 @@ struct cpu_queue {
 	struct rev *v;       /* ring of cap (a power of two) events */
 	size_t head, n, cap;
 	int64_t last;        /* time of the latest event queued */
-	int64_t head_ts;     /* time of the first event, INT64_MAX: empty */
 	uint32_t machine, cpu;
 };
 
-/* A queue with events, in the order of heads (merge_release). */
+/* A queue with events, in the order of heads (merge_take). */
 struct merge_head {
-	int64_t ts;          /* its head_ts */
+	int64_t ts;          /* the time of its first event */
 	size_t qi;
 };
 
@@ -59,18 +58,33 @@ struct merge {
 	uint64_t reordered;  /* events earlier than their CPU's last one */
 };
 
-/* Events e[0..n) of queue qi. */
-struct merge_run {
-	const struct cpu_queue *q;
+/* Handing out: the events the watermark allows, in global time order,
+ * a batch at a time into an array the caller gives:
+ *
+ *	struct merge_walk w;
+ *	struct merge_ev ev[N];
+ *	size_t n, i;
+ *
+ *	merge_begin(m, all, &w);
+ *	while ((n = merge_take(m, &w, ev, N)))
+ *		for (i = 0; i < n; i++)
+ *			... ev[i].e, of queue ev[i].qi ...
+ *
+ * Each turn takes events from the queue with the earliest head, up to
+ * the next queue's head time (or the watermark); a turn cut by the end
+ * of a batch goes on in the next. The events stay valid until the next
+ * merge_push; nothing may be pushed during a walk. */
+struct merge_walk {
+	struct cpu_queue *q;   /* the queue of this turn, NULL: none */
 	size_t qi;
-	const struct rev *e;
-	size_t n;
+	int64_t stop;          /* its events up to this time go in the turn */
+	int64_t wm;            /* the watermark of the walk */
 };
 
-/* The next runs[0..n) in global time order (the events stay valid until
- * the next merge_push). */
-#define MERGE_BATCH 256
-typedef void (*merge_fn)(void *ctx, const struct merge_run *runs, size_t n);
+struct merge_ev {
+	const struct rev *e;
+	size_t qi;             /* its queue */
+};
 
 void merge_init(struct merge *m);
 void merge_free(struct merge *m);
@@ -87,8 +101,12 @@ int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus);
 #define MERGE_MAX_RUNS 3
 int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 	       const size_t *n, size_t k);
-/* Hands out what the watermark allows, in batches of runs of one queue's
- * events; everything with all = true. */
-void merge_release(struct merge *m, bool all, merge_fn fn, void *ctx);
+/* Starts a walk of what the watermark allows; everything with all =
+ * true. */
+void merge_begin(struct merge *m, bool all, struct merge_walk *w);
+/* The next events of the walk, at most max, into out; how many (0: the
+ * walk is over). */
+size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
+		  size_t max);
 
 #endif

@@ -5,6 +5,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define TID_TABLE_SIZE ((size_t)sizeof(uint32_t) << TID_BITS)
 
 void model_init(struct model *m, const struct model_opts *o)
 {
@@ -15,20 +18,16 @@ void model_init(struct model *m, const struct model_opts *o)
 
 void model_free(struct model *m)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < m->nthr; i++) {
 		if (m->hot[i].lat)
 			hist_release(&m->hot[i].lat->h);
 		free(m->hot[i].lat);
 	}
-	for (i = 0; i < TID_MACHINES; i++) {
-		if (!m->direct[i])
-			continue;
-		for (j = 0; j < 1u << (TID_BITS - TID_PAGE_BITS); j++)
-			free(m->direct[i]->page[j]);
-		free(m->direct[i]);
-	}
+	for (i = 0; i < TID_MACHINES; i++)
+		if (m->direct[i])
+			munmap(m->direct[i], TID_TABLE_SIZE);
 	free(m->thr);
 	free(m->hot);
 	hmap_free(&m->idx);
@@ -65,26 +64,34 @@ static uint32_t thread_new(struct model *m, uint32_t machine, int32_t tid)
 	return (uint32_t)m->nthr++;
 }
 
-/* The slot of (machine, tid) in the direct table, allocating its page;
- * NULL when the key is not for the table or out of memory. */
+/* The direct table of machine, mapped when first needed; NULL when the
+ * machine is not for it or out of memory. */
+static uint32_t *direct_table(struct model *m, uint32_t machine)
+{
+	void *t;
+
+	if (machine >= TID_MACHINES)
+		return NULL;
+	if (m->direct[machine])
+		return m->direct[machine];
+	t = mmap(NULL, TID_TABLE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t == MAP_FAILED) {
+		m->oom = true;
+		return NULL;
+	}
+	return m->direct[machine] = t;
+}
+
+/* The slot of (machine, tid) in the direct table; NULL when the key is
+ * not for the table or out of memory. */
 static uint32_t *direct_slot(struct model *m, uint32_t machine, int32_t tid)
 {
-	struct tid_pages *d;
-	uint32_t **pg;
+	uint32_t *t;
 
-	if (machine >= TID_MACHINES || (uint32_t)tid >= 1u << TID_BITS)
+	if ((uint32_t)tid >= 1u << TID_BITS || !(t = direct_table(m, machine)))
 		return NULL;
-	d = m->direct[machine];
-	if (!d && !(d = m->direct[machine] = calloc(1, sizeof(*d)))) {
-		m->oom = true;
-		return NULL;
-	}
-	pg = &d->page[(uint32_t)tid >> TID_PAGE_BITS];
-	if (!*pg && !(*pg = calloc(1u << TID_PAGE_BITS, sizeof(**pg)))) {
-		m->oom = true;
-		return NULL;
-	}
-	return &(*pg)[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)];
+	return &t[tid];
 }
 
 /* thread_idx for a thread not in the direct table yet, or not for it. */
@@ -124,14 +131,23 @@ static uint32_t thread_idx_slow(struct model *m, uint32_t machine, int32_t tid)
 static inline uint32_t thread_idx(struct model *m, uint32_t machine,
 				  int32_t tid)
 {
-	const struct tid_pages *d;
-	const uint32_t *pg;
+	const uint32_t *t;
 	uint32_t v;
 
 	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS &&
-	    (d = m->direct[machine]) &&
-	    (pg = d->page[(uint32_t)tid >> TID_PAGE_BITS]) &&
-	    (v = pg[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)]))
+	    (t = m->direct[machine]) && (v = t[tid]))
+		return v - 1;
+	return thread_idx_slow(m, machine, tid);
+}
+
+/* thread_idx for an event of CPU c (of machine): one load when the thread
+ * is in its machine's direct table. */
+static inline uint32_t thread_on(struct model *m, const struct cpu_stat *c,
+				 uint32_t machine, int32_t tid)
+{
+	uint32_t v;
+
+	if (c->tids && (uint32_t)tid < 1u << TID_BITS && (v = c->tids[tid]))
 		return v - 1;
 	return thread_idx_slow(m, machine, tid);
 }
@@ -243,7 +259,7 @@ static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 }
 
 /* A switch on c, the CPU of queue qi. */
-static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
+static void on_switch(struct model *m, uint32_t machine, size_t qi,
 		      struct cpu_stat *c, const struct rev *e)
 {
 	bool full = e->kind == REV_SWITCH_FULL;
@@ -272,7 +288,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 		enum tstate s = state_of(e->state);
 
 		i = c->known && prev == c->cur ? c->cur_i :
-			thread_idx(m, q->machine, prev);
+			thread_on(m, c, machine, prev);
 		if (i != UINT32_MAX) {
 			close_state(m, i, e->ts, false);
 			h = &m->hot[i];
@@ -291,7 +307,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 	c->cur = e->pid;
 	c->since = e->ts;
 	c->cur_i = UINT32_MAX;
-	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
+	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
 	c->cur_i = i;
 	close_state(m, i, e->ts, counted);
@@ -305,7 +321,7 @@ static void on_switch(struct model *m, const struct cpu_queue *q, size_t qi,
 }
 
 /* A waking on c, the CPU of queue qi. */
-static void on_waking(struct model *m, const struct cpu_queue *q,
+static void on_waking(struct model *m, uint32_t machine,
 		      const struct cpu_stat *c, const struct rev *e)
 {
 	struct thread_hot *h;
@@ -322,7 +338,7 @@ static void on_waking(struct model *m, const struct cpu_queue *q,
 	} else {
 		waker = e->pid2;
 	}
-	if (!e->pid || (i = thread_idx(m, q->machine, e->pid)) == UINT32_MAX)
+	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
 	if (e->name && !m->hot[i].name)
 		m->hot[i].name = e->name;
@@ -334,7 +350,7 @@ static void on_waking(struct model *m, const struct cpu_queue *q,
 	h->waker = waker;
 }
 
-static void on_newtask(struct model *m, const struct cpu_queue *q,
+static void on_newtask(struct model *m, uint32_t machine,
 		       const struct rev *e)
 {
 	struct thread *parent;
@@ -344,10 +360,10 @@ static void on_newtask(struct model *m, const struct cpu_queue *q,
 	if (!e->pid)
 		return;
 	if (e->flags & REV_CLONE_THREAD) {
-		parent = thread_of(m, q->machine, e->pid2);
+		parent = thread_of(m, machine, e->pid2);
 		tgid = parent && parent->tgid >= 0 ? parent->tgid : e->pid2;
 	}
-	i = thread_idx(m, q->machine, e->pid);
+	i = thread_idx(m, machine, e->pid);
 	if (i == UINT32_MAX)
 		return;
 	m->thr[i].tgid = tgid;
@@ -374,82 +390,95 @@ static void grow_cpus(struct model *m, size_t qi, const struct cpu_queue *q)
 	m->ncpu = n;
 	m->cpu[qi].selected = !m->o.cpus ||
 		(q->cpu < m->o.ncpus && m->o.cpus[q->cpu]);
+	m->cpu[qi].machine = q->machine;
+	m->cpu[qi].tids = direct_table(m, q->machine);
 }
 
-/* Events e[0..n) of queue qi (its machine and CPU in q); m->started. */
-static void run_events(struct model *m, const struct cpu_queue *q, size_t qi,
-		       const struct rev *e, size_t n)
+/* Events other than switches and wakings. */
+static void on_other(struct model *m, uint32_t machine, const struct rev *e)
 {
-	const struct rev *end = e + n;
-	struct cpu_stat *c;
 	uint32_t i;
 
-	if (qi >= m->ncpu) {
-		size_t k;
-
-		/* queues are numbered as they appear: fill up to qi */
-		for (k = m->ncpu; k <= qi && !m->oom; k++)
-			grow_cpus(m, k, q - (qi - k));
-		if (m->oom)
-			return;
-	}
-	c = &m->cpu[qi];
-	if (!c->events)
-		c->first = e->ts;
-	c->last = end[-1].ts;
-	c->events += n;
-	for (; e < end; e++) {
-		/* switches and wakings first: nearly every event */
-		if (e->kind <= REV_SWITCH_FULL) {
-			on_switch(m, q, qi, c, e);
-			continue;
+	switch (e->kind) {
+	case REV_NEWTASK:
+		on_newtask(m, machine, e);
+		break;
+	case REV_RENAME:
+		if (e->pid && (i = thread_idx(m, machine, e->pid)) != UINT32_MAX)
+			m->hot[i].name = e->name;
+		break;
+	case REV_BLOCKED:
+		if (e->pid && e->name &&
+		    (i = thread_idx(m, machine, e->pid)) != UINT32_MAX) {
+			m->thr[i].blocked = e->name;
+			m->hot[i].blocked = 1;
 		}
-		if (e->kind <= REV_WAKING_FULL) {
-			on_waking(m, q, c, e);
-			continue;
-		}
-		switch (e->kind) {
-		case REV_NEWTASK:
-			on_newtask(m, q, e);
-			break;
-		case REV_RENAME:
-			if (e->pid &&
-			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX)
-				m->hot[i].name = e->name;
-			break;
-		case REV_BLOCKED:
-			if (e->pid && e->name &&
-			    (i = thread_idx(m, q->machine, e->pid)) != UINT32_MAX) {
-				m->thr[i].blocked = e->name;
-				m->hot[i].blocked = 1;
-			}
-			break;
-		default:
-			break;
-		}
+		break;
+	default:
+		break;
 	}
 }
 
-void model_events(struct model *m, const struct merge_run *runs, size_t n)
+/* Figures for the CPUs of queues up to qi: queues are numbered as they
+ * appear, and a CPU has figures up to the last queue with events. 0, or
+ * -1 when out of memory. */
+static int cpus_upto(struct model *m, const struct merge *mg, size_t qi)
 {
-	const struct merge_run *r, *end = runs + n;
+	while (m->ncpu <= qi && !m->oom)
+		grow_cpus(m, m->ncpu, &mg->q[m->ncpu]);
+	return m->oom ? -1 : 0;
+}
 
-	if (!n)
-		return;
-	if (!m->started) {
-		int64_t ts = runs[0].e->ts;
+/* The first event: the window starts from it. */
+static void start(struct model *m, int64_t ts)
+{
+	m->started = true;
+	m->first = ts;
+	m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
+	m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
+	m->windowed = m->o.has_from || m->o.has_to;
+}
 
-		m->started = true;
-		m->first = ts;
-		m->from = m->o.has_from ? ts + m->o.from : INT64_MIN;
-		m->to = m->o.has_to ? ts + m->o.to : INT64_MAX;
-		m->windowed = m->o.has_from || m->o.has_to;
+/* Events taken from the merge at a time. */
+#define MODEL_BATCH 512
+
+void model_take(struct model *m, struct merge *mg, bool all)
+{
+	struct merge_walk w;
+	struct merge_ev ev[MODEL_BATCH];
+	struct cpu_stat *c = NULL;
+	size_t qi = SIZE_MAX, k, n;
+	uint32_t machine = 0;
+
+	merge_begin(mg, all, &w);
+	while ((n = merge_take(mg, &w, ev, MODEL_BATCH))) {
+		if (!m->started)
+			start(m, ev[0].e->ts);
+		for (k = 0; k < n; k++) {
+			const struct rev *e = ev[k].e;
+
+			if (ev[k].qi != qi) {
+				qi = ev[k].qi;
+				if (qi >= m->ncpu && cpus_upto(m, mg, qi))
+					return;
+				c = &m->cpu[qi];
+				machine = c->machine;
+				if (!c->events)
+					c->first = e->ts;
+			}
+			c->events++;
+			c->last = e->ts;
+			/* switches and wakings first: nearly every event */
+			if (e->kind <= REV_SWITCH_FULL)
+				on_switch(m, machine, qi, c, e);
+			else if (e->kind <= REV_WAKING_FULL)
+				on_waking(m, machine, c, e);
+			else
+				on_other(m, machine, e);
+		}
+		m->events += n;
+		m->last = ev[n - 1].e->ts;
 	}
-	for (r = runs; r < end && !m->oom; r++) {
-		run_events(m, r->q, r->qi, r->e, r->n);
-		m->events += r->n;
-	}
-	m->last = end[-1].e[end[-1].n - 1].ts;
 }
 
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
@@ -472,11 +501,8 @@ const struct thread *model_find(const struct model *m, uint32_t machine,
 	const uint32_t *i;
 
 	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS) {
-		const struct tid_pages *d = m->direct[machine];
-		const uint32_t *pg = d ? d->page[(uint32_t)tid >> TID_PAGE_BITS] :
-				     NULL;
-		uint32_t v = pg ? pg[(uint32_t)tid & ((1u << TID_PAGE_BITS) - 1)] :
-				  0;
+		const uint32_t *t = m->direct[machine];
+		uint32_t v = t ? t[tid] : 0;
 
 		return v ? &m->thr[v - 1] : NULL;
 	}

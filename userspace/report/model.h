@@ -23,7 +23,8 @@
  * latencies of switch-ins there.
  *
  * For speed on traces of thousands of threads: a thread's index comes
- * from a table by tid (two loads; the CPU keeps the index of the task it
+ * from a flat table by tid (one load through the CPU's pointer to its
+ * machine's table; the CPU keeps the index of the task it
  * runs), what each event touches is one 64-byte line (struct
  * thread_hot), its latencies a second allocation made at the first one
  * (struct lat, with a small histogram: hist.h), and the rest (struct
@@ -94,6 +95,8 @@ _Static_assert(sizeof(struct thread_hot) == 64, "one cache line");
 struct cpu_stat {
 	bool known;           /* a switch was seen: cur is set */
 	bool selected;        /* in --cpu's list (or no list) */
+	uint32_t machine;     /* of its queue */
+	uint32_t *tids;       /* its machine's direct table, NULL: none */
 	int32_t cur;          /* the task running */
 	uint32_t cur_i;       /* its thread index, UINT32_MAX: none (idle) */
 	int64_t since;        /* since when */
@@ -110,19 +113,15 @@ struct model_opts {
 };
 
 /* Thread indexes by tid: for machines below TID_MACHINES and tids below
- * 2^22 (the kernel's largest pid_max) a two-level table, 4096 pages of
- * 1024 indexes allocated when first touched, so a lookup is two loads;
- * other keys (hostile or odd traces) go to a hash map. */
+ * 2^22 (the kernel's largest pid_max) a flat table of index + 1 by tid, an
+ * anonymous mapping of 16 MiB whose pages stay unallocated until touched
+ * (4 KiB for each 1024 tids in use), so a lookup is one load; other keys
+ * (hostile or odd traces) go to a hash map. */
 #define TID_BITS 22
-#define TID_PAGE_BITS 10
 #define TID_MACHINES 16
 
-struct tid_pages {
-	uint32_t *page[1u << (TID_BITS - TID_PAGE_BITS)]; /* index + 1, 0: none */
-};
-
 struct model {
-	struct tid_pages *direct[TID_MACHINES];
+	uint32_t *direct[TID_MACHINES]; /* index + 1, 0: none; NULL: not yet */
 	struct hmap idx;      /* other (machine << 32 | tid) -> index in thr */
 	struct thread *thr;
 	struct thread_hot *hot;
@@ -140,8 +139,9 @@ struct model {
 
 void model_init(struct model *m, const struct model_opts *o);
 void model_free(struct model *m);
-/* Runs of events (merge.h), in time order. */
-void model_events(struct model *m, const struct merge_run *runs, size_t n);
+/* Takes the events the merge hands out (merge.h: what its watermark
+ * allows, everything with all = true), in time order. */
+void model_take(struct model *m, struct merge *mg, bool all);
 /* What a ProcessTree says of a thread: its process (tgid, -1: unknown)
  * and name (0: none). */
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,

@@ -194,11 +194,6 @@ struct walk {
 	struct stat_gather *stats;
 };
 
-static void to_model(void *ctx, const struct merge_run *runs, size_t n)
-{
-	model_events(ctx, runs, n);
-}
-
 static int on_packet(void *ctx, const struct input_packet *ip,
 		     const struct rewritten *res)
 {
@@ -219,7 +214,7 @@ static int on_packet(void *ctx, const struct input_packet *ip,
 		else if (!rc)
 			rc = stat_gather_packet(w->stats, ip->data, ip->len);
 		if (!rc && d.bundle)
-			merge_release(&w->merge, false, to_model, &w->model);
+			model_take(&w->model, &w->merge, false);
 	}
 	if (rc == -1)
 		return input_fail_at(w->in, ip->offset,
@@ -359,7 +354,7 @@ static int run(struct report_args *a)
 		log_error("%s: out of memory", in.file.name);
 		goto out;
 	}
-	merge_release(&w.merge, true, to_model, &w.model);
+	model_take(&w.model, &w.merge, true);
 	model_finish(&w.model);
 	if (w.model.oom) {
 		log_error("%s: out of memory", in.file.name);

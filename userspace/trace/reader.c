@@ -18,7 +18,9 @@
 
 #include "util/log.h"
 
-#define READ_CHUNK (64u << 10)
+/* The window's first size: reads of at least twice gzbuffer's 128 KiB go
+ * straight into it (zlib copies smaller ones through its own buffer). */
+#define READ_CHUNK (512u << 10)
 #define VARINT_MAX 10
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };

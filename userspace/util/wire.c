@@ -44,11 +44,9 @@ int wire_next(struct wire_reader *r, struct wire_field *f)
 
 	if (p >= r->end)
 		return 0;
-	n = wire_get_varint(p, r->end, &tag);
-	if (!n)
-		return bad(r, "malformed field tag");
 	f->start = p;
-	p += n;
+	if (!wire_read_varint(&p, r->end, &tag))
+		return bad(r, "malformed field tag");
 	if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
 		return bad(r, "invalid field number");
 	f->num = (uint32_t)(tag >> 3);
@@ -56,10 +54,8 @@ int wire_next(struct wire_reader *r, struct wire_field *f)
 	f->data = NULL;
 	switch (f->type) {
 	case WIRE_VARINT:
-		n = wire_get_varint(p, r->end, &v);
-		if (!n)
+		if (!wire_read_varint(&p, r->end, &v))
 			return bad(r, "malformed varint");
-		p += n;
 		break;
 	case WIRE_I64:
 	case WIRE_I32:
@@ -72,10 +68,8 @@ int wire_next(struct wire_reader *r, struct wire_field *f)
 		p += f->type == WIRE_I64 ? 8 : 4;
 		break;
 	case WIRE_LEN:
-		n = wire_get_varint(p, r->end, &v);
-		if (!n)
+		if (!wire_read_varint(&p, r->end, &v))
 			return bad(r, "malformed length");
-		p += n;
 		if (v > (uint64_t)(r->end - p))
 			return bad(r, "length past the end of the message");
 		f->data = p;

@@ -47,16 +47,15 @@ int wire_next(struct wire_reader *r, struct wire_field *f);
 size_t wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v);
 /* The varint at *p (before end), moving *p past it; false at the end
  * (also for p == end == NULL) or when malformed. Varints of up to three
- * bytes (most deltas, pids and indexes of a packed array) are read inline: for
- * readers that walk packed arrays one value at a time. */
+ * bytes (most deltas, pids and indexes of a packed array, field tags and
+ * lengths) are read inline: for readers that walk packed arrays one value
+ * at a time, and wire_next. */
 static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 				    uint64_t *v)
 {
 	const uint8_t *q = *p;
 	size_t n;
 
-	if (q >= end)
-		return false;
 	if (end - q >= 3) {
 		if (q[0] < 0x80) {
 			*v = q[0];
@@ -74,6 +73,8 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 			*p = q + 3;
 			return true;
 		}
+	} else if (q >= end) {
+		return false;
 	}
 	n = wire_get_varint(q, end, v);
 	*p = q + n;
