@@ -200,10 +200,25 @@ pairs() {
 	grep -q " module_symbols " "$W/u2.txt"
 }
 
+@test "callstacks: the echoed config has the linux.perf data source; blocked reasons ask for symbolize_ksyms" {
+	# as traced would echo it: trace_processor warns about a listed
+	# sched_blocked_reason without symbolize_ksyms
+	protoc_decode "$W/fp.pb"
+	grep -A12 'name: "linux.perf"' "$TMP/decoded.txt" | tr -d ' \n' >"$TMP/perf.txt"
+	grep -q 'perf_event_config{timebase{tracepoint{name:"sched/sched_switch"}}callstack_sampling{kernel_frames:trueuser_frames:UNWIND_FRAME_POINTER}}' "$TMP/perf.txt"
+	grep -q 'ftrace_events: "sched/sched_blocked_reason"' "$TMP/decoded.txt"
+	grep -q 'symbolize_ksyms: true' "$TMP/decoded.txt"
+	"$BTR" --callstacks=kernel --blocked-reason none -o "$TMP/k.pb" -- true 2>/dev/null
+	protoc_decode "$TMP/k.pb"
+	grep -q 'user_frames: UNWIND_SKIP' "$TMP/decoded.txt"
+	! grep -qE 'sched_blocked_reason|symbolize_ksyms' "$TMP/decoded.txt" || false
+}
+
 @test "callstacks: off by default" {
 	record_cmd -q -- "$TOOLS/waits" 2
 	dump_trace "$TMP/trace.pb"
 	! grep -q " perf_sample " "$TMP/dump.txt" || false
+	grep " trace_config " "$TMP/dump.txt" | grep -q "data_sources=linux.ftrace,linux.process_stats "
 	! "$BTR" stats --json "$TMP/trace.pb" | jq -e '.[] | select(.name == "perf_samples")' || false
 }
 
@@ -321,11 +336,16 @@ fp_reader() {
 	grep -q "build_ids {" "$TMP/decoded.txt"
 	grep -q "exact_offset: " "$TMP/decoded.txt"
 	grep -q "str: \"$bin\"" "$TMP/decoded.txt"
-	# the workload's ModuleSymbols: its path, its build id (as readelf
-	# gives it), and inner_fn at a rel_pc inside inner_fn as nm places it
+	# the workload's ModuleSymbols: its path, its build id (readelf's, in
+	# dump's hex), and inner_fn at a rel_pc inside inner_fn as nm places it
 	awk -v p="path: \"$bin\"" '$0 ~ /module_symbols {/ { m = 1; keep = 0 }
 		m && index($0, p) { keep = 1 } keep' "$TMP/decoded.txt" >"$TMP/ms.txt"
-	grep -q "build_id: \"$(readelf -n "$bin" | sed -n 's/.*Build ID: //p')\"" "$TMP/ms.txt"
+	"$BTR" dump "$W/fp.pb" | grep -q " module_symbols path=$bin build_id=$(readelf -n "$bin" | sed -n 's/.*Build ID: //p') "
+	# raw bytes, the very bytes of the mapping's interned build id:
+	# trace_processor matches the two byte for byte (not a hex string)
+	got=$(sed -n 's/^ *build_id: \(".*"\)$/\1/p' "$TMP/ms.txt" | head -n 1)
+	[ -n "$got" ]
+	grep -A2 "build_ids {" "$TMP/decoded.txt" | grep -qF "str: $got"
 	got=$(awk '/address:/ { a = $2 } /function_name: "inner_fn"/ { print a; exit }' "$TMP/ms.txt")
 	read -r inner size < <(nm -S "$bin" | awk '$4 == "inner_fn" { print $1, $2 }')
 	inner=$((0x$inner))

@@ -131,6 +131,21 @@ void *line_alloc(struct line *l, size_t size)
 	return p;
 }
 
+void line_bytes_hex(struct line *l, const char *key, const uint8_t *b,
+		    size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *s = line_alloc(l, 2 * n + 1);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s[2 * i] = digits[b[i] >> 4];
+		s[2 * i + 1] = digits[b[i] & 15];
+	}
+	s[2 * n] = '\0';
+	line_str(l, key, s);
+}
+
 char *line_printf(struct line *l, const char *fmt, ...)
 {
 	va_list ap;

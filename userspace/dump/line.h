@@ -63,6 +63,9 @@ void line_uint(struct line *l, const char *key, uint64_t v);
 void line_hex(struct line *l, const char *key, uint64_t v);
 void line_bool(struct line *l, const char *key, bool v);
 void line_str(struct line *l, const char *key, const char *s); /* NULL: "" */
+/* n bytes as lowercase hex (a build id). */
+void line_bytes_hex(struct line *l, const char *key, const uint8_t *b,
+		    size_t n);
 void line_strv(struct line *l, const char *key, char *const *v, size_t n,
 	       char sep);
 void line_uintv(struct line *l, const char *key, const uint64_t *v,

@@ -413,7 +413,8 @@ void dump_packet(struct dump_ctx *c, const Packet *p)
 		/* the names of --callstacks' user frames, per file */
 		l = dump_begin(c, "module_symbols", PKT_TS(p), false, 0);
 		line_str(l, "path", p->module_symbols->path);
-		line_str(l, "build_id", p->module_symbols->build_id);
+		line_bytes_hex(l, "build_id", p->module_symbols->build_id.data,
+			       p->module_symbols->build_id.len);
 		line_uint(l, "addresses", p->module_symbols->n_address_symbols);
 		break;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_SYNCHRONIZATION_MARKER:

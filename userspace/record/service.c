@@ -62,20 +62,53 @@ int service_emit_clock_snapshot(struct packet_sink *s, uint32_t seq,
 	return emit_on(s, seq, &p);
 }
 
+/* The events written; the last one only with blocked reasons. */
 static const char *const ftrace_events[] = {
 	"sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup_new",
 	"sched/sched_process_fork", "sched/sched_process_exec",
 	"sched/sched_process_exit", "sched/sched_process_free",
-	"task/task_newtask", "task/task_rename",
+	"task/task_newtask", "task/task_rename", "sched/sched_blocked_reason",
 };
+#define N_FTRACE_EVENTS (sizeof(ftrace_events) / sizeof(ftrace_events[0]))
+
+/* --callstacks as traced_perf's config: samples on sched_switch (the
+ * sleeping switch-outs), kernel frames, user frames by frame pointers. */
+static void perf_config(const struct record_opts *o,
+			Perfetto__Protos__PerfEventConfig *pc,
+			Perfetto__Protos__PerfEvents__Timebase *tb,
+			Perfetto__Protos__PerfEvents__Tracepoint *tp,
+			Perfetto__Protos__PerfEventConfig__CallstackSampling *cs)
+{
+	tp->name = "sched/sched_switch";
+	tb->event_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__EVENT_TRACEPOINT;
+	tb->tracepoint = tp;
+	cs->has_kernel_frames = cs->kernel_frames = 1;
+	cs->has_user_frames = 1;
+	cs->user_frames =
+		o->kernel_stacks_only
+			? PERFETTO__PROTOS__PERF_EVENT_CONFIG__UNWIND_MODE__UNWIND_SKIP
+			: PERFETTO__PROTOS__PERF_EVENT_CONFIG__UNWIND_MODE__UNWIND_FRAME_POINTER;
+	pc->timebase = tb;
+	pc->callstack_sampling = cs;
+}
 
 int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 {
 	Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TraceConfig cfg = PERFETTO__PROTOS__TRACE_CONFIG__INIT;
-	Perfetto__Protos__TraceConfig__DataSource ds[2];
-	Perfetto__Protos__TraceConfig__DataSource *dsp[2] = { &ds[0], &ds[1] };
-	Perfetto__Protos__DataSourceConfig dsc[2];
+	Perfetto__Protos__TraceConfig__DataSource ds[3];
+	Perfetto__Protos__TraceConfig__DataSource *dsp[3] = { &ds[0], &ds[1],
+							      &ds[2] };
+	Perfetto__Protos__DataSourceConfig dsc[3];
+	Perfetto__Protos__PerfEventConfig pc =
+		PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
+	Perfetto__Protos__PerfEvents__Timebase tb =
+		PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INIT;
+	Perfetto__Protos__PerfEvents__Tracepoint tp =
+		PERFETTO__PROTOS__PERF_EVENTS__TRACEPOINT__INIT;
+	Perfetto__Protos__PerfEventConfig__CallstackSampling cs =
+		PERFETTO__PROTOS__PERF_EVENT_CONFIG__CALLSTACK_SAMPLING__INIT;
+	bool blocked = o->blocked_mode != BTR_BLOCKED_NONE;
 	Perfetto__Protos__FtraceConfig ftrace = PERFETTO__PROTOS__FTRACE_CONFIG__INIT;
 	Perfetto__Protos__FtraceConfig__CompactSchedConfig compact =
 		PERFETTO__PROTOS__FTRACE_CONFIG__COMPACT_SCHED_CONFIG__INIT;
@@ -88,15 +121,17 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 		PERFETTO__PROTOS__TRACE_CONFIG__INCREMENTAL_STATE_CONFIG__INIT;
 	int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		perfetto__protos__trace_config__data_source__init(&ds[i]);
 		perfetto__protos__data_source_config__init(&dsc[i]);
 		ds[i].config = &dsc[i];
 	}
 	dsc[0].name = "linux.ftrace";
 	dsc[0].ftrace_config = &ftrace;
-	ftrace.n_ftrace_events = sizeof(ftrace_events) / sizeof(ftrace_events[0]);
+	ftrace.n_ftrace_events = N_FTRACE_EVENTS - !blocked;
 	ftrace.ftrace_events = (char **)ftrace_events;
+	/* blocked reasons' callers are written as names */
+	ftrace.has_symbolize_ksyms = ftrace.symbolize_ksyms = blocked;
 	ftrace.has_buffer_size_kb = 1;
 	/* Per CPU, as Perfetto means it: the ring of each online CPU (other
 	 * CPU ids get one page, as -v says). */
@@ -133,7 +168,10 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 			cfg.max_file_size_bytes = o->max_file_size;
 		}
 	}
-	cfg.n_data_sources = 2;
+	dsc[2].name = "linux.perf";
+	dsc[2].perf_event_config = &pc;
+	perf_config(o, &pc, &tb, &tp, &cs);
+	cfg.n_data_sources = o->callstacks ? 3 : 2;
 	cfg.data_sources = dsp;
 	if (o->duration_ns) {
 		cfg.has_duration_ms = 1;

@@ -292,15 +292,11 @@ static int emit_module(struct module *md, struct packet_sink *sink,
 	AddrSyms **pas = calloc(md->named, sizeof(*pas));
 	Line *ln = calloc(md->named, sizeof(*ln));
 	Line **pln = calloc(md->named, sizeof(*pln));
-	char hex[2 * sizeof(md->m.build_id) + 1];
 	size_t i, k = 0;
 	int e = -ENOMEM;
 
 	if (!as || !pas || !ln || !pln)
 		goto out;
-	for (i = 0; i < md->m.build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md->m.build_id[i]);
-	hex[2 * md->m.build_id_len] = '\0';
 	for (i = 0; i < md->na; i++) {
 		if (!md->a[i].name)
 			continue;
@@ -323,7 +319,10 @@ static int emit_module(struct module *md, struct packet_sink *sink,
 		k++;
 	}
 	ms.path = md->m.path;
-	ms.build_id = hex;
+	/* raw bytes, as the mapping's build_ids entry (none: no field) */
+	ms.has_build_id = md->m.build_id_len > 0;
+	ms.build_id.len = md->m.build_id_len;
+	ms.build_id.data = md->m.build_id;
 	ms.n_address_symbols = k;
 	ms.address_symbols = pas;
 	p.has_timestamp = 1;
