@@ -16,7 +16,7 @@ setup_file() {
 	file_scratch wake
 	ftrace_start 8192 sched/sched_waking
 	local rc=0
-	"$BTR" -q -o "$W/trace.pb" -- "$TOOLS/wakeups" "$ROUNDS" \
+	"$BTR" -v -o "$W/trace.pb" -- "$TOOLS/wakeups" "$ROUNDS" \
 		>"$W/cmd.out" 2>"$W/rec.err" || rc=$?
 	ftrace_stop
 	cat "$INST/trace" >"$W/ftrace.txt"
@@ -84,13 +84,19 @@ compare() {
 }
 
 @test "wakeup context: the workload ran, both recorders saw its wakeups" {
+	local matched diff missing irq misses
 	[ -n "$(tid sleeper)" ]
 	[ -n "$(tid reader)" ]
 	read -r matched diff missing irq < <(compare "$(tid sleeper)")
 	echo "sleeper: $matched matched ($diff disagree), $missing missing, ftrace: $irq from interrupts"
 	# nanosleep's wakeups come from the timer interrupt
 	[ "$irq" -ge $((ROUNDS * 9 / 10)) ]
-	[ "$missing" -le 2 ]
+	# the ones we miss came while a program already ran on their CPU: the
+	# kernel counts them (recursion misses, all programs together)
+	misses=$(sed -n 's/.*BPF recursion misses: \([0-9]*\), over .*/\1/p' "$W/rec.err")
+	echo "recursion misses: $misses"
+	[ -n "$misses" ]
+	[ "$missing" -le $((2 + misses)) ]
 }
 
 @test "wakeup context: a timer interrupt's wakeups are marked, as ftrace marks them" {
