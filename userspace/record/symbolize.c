@@ -4,6 +4,7 @@
  * the ModuleSymbols packets. */
 #include "record/symbolize.h"
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -221,22 +222,47 @@ static const char *lookup(struct module *md, uint64_t rel_pc, bool leaf)
 		   : NULL;
 }
 
+/* The line of addr through the compile units themselves, for a module
+ * without .debug_aranges (clang emits none), where libdwfl's lookup
+ * finds no unit. */
+static void line_by_units(Dwfl_Module *mod, uint64_t addr,
+			  struct sym_addr *a)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die die;
+	Dwarf_Line *l;
+
+	while (dw && dwarf_get_units(dw, cu, &cu, NULL, NULL, &die, NULL) == 0)
+		if (dwarf_haspc(&die, addr - bias) == 1) {
+			l = dwarf_getsrc_die(&die, addr - bias);
+			a->file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			if (!l || dwarf_lineno(l, &a->line))
+				a->file = NULL;
+			return;
+		}
+}
+
 /* The source file and line of a named address, when the module has line
  * tables (built with -g, or its debug file installed). Loading them can
  * take a while for a large program: done once, when the ModuleSymbols
  * are written at the end, never while the rings are drained. */
 static void lookup_line(struct module *md, struct sym_addr *a)
 {
+	uint64_t addr = dwfl_addr(md, a->rel_pc, a->leaf);
 	Dwfl_Line *l;
 
 	if (a->lines_tried)
 		return;
 	a->lines_tried = true;
-	l = md->mod ? dwfl_module_getsrc(md->mod,
-					 dwfl_addr(md, a->rel_pc, a->leaf))
-		    : NULL;
+	if (!md->mod)
+		return;
+	l = dwfl_module_getsrc(md->mod, addr);
 	a->file = l ? dwfl_lineinfo(l, NULL, &a->line, NULL, NULL, NULL)
 		    : NULL;
+	if (!l)
+		line_by_units(md->mod, addr, a);
 	if (a->line <= 0)
 		a->file = NULL;
 }
