@@ -1,7 +1,9 @@
 /* Unit tests of the report's space-saving sketch (report/sketch.h): exact
  * counts up to the number of slots, for wakers (weighed by count) and for
  * blocked functions (weighed by off-CPU time), and what happens past it:
- * the lightest slot gives way and the new key inherits its figures. */
+ * the lightest slot gives way and the new key inherits its figures; the
+ * wakers' 16-slot layout (sketch16, SSE2 on x86-64) gives what the
+ * general sketch gives on the same streams. */
 #include "report/model.h"
 #include "report/sketch.h"
 #include "unit.h"
@@ -64,10 +66,70 @@ static void test_weights(void)
 	CHECK_EQ_I64(s[1].key, 11);
 }
 
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static uint32_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+/* sketch16_note and its scalar slot choice against sketch_note: random
+ * streams over 4 to 200 distinct keys (key 0 among them: a free slot's
+ * key is 0 too), skewed or flat, slot for slot after every note. */
+static void test_sketch16_same(void)
+{
+	uint32_t round, i, diff = 0, hits = 0;
+
+	for (round = 0; round < 200; round++) {
+		struct sketch_slot ref[SKETCH16_SLOTS] = { { 0, 0 } }, got[SKETCH16_SLOTS];
+		struct sketch16 s = { { 0 }, { 0 } };
+		uint32_t keys = 4 + round % 197, k;
+
+		for (i = 0; i < 3000; i++) {
+			k = next_rand() % keys;
+			if (round % 2)
+				k = k % (1 + next_rand() % keys); /* skewed */
+			diff += sketch16_slot(&s, k) != sketch16_slot_scalar(&s, k);
+			sketch16_note(&s, k);
+			sketch_note(ref, NULL, SKETCH16_SLOTS, k, 1);
+			sketch16_slots(&s, got);
+			for (k = 0; k < SKETCH16_SLOTS; k++)
+				diff += got[k].key != ref[k].key ||
+					got[k].count != ref[k].count;
+		}
+		hits += ref[SKETCH16_SLOTS - 1].count > 0;
+	}
+	CHECK_EQ_I64(diff, 0);
+	CHECK(hits > 100); /* most streams filled every slot */
+}
+
+/* Counts past 2^31 compare as unsigned: the least still gives way. */
+static void test_sketch16_big_counts(void)
+{
+	struct sketch16 s;
+	uint32_t k;
+
+	for (k = 0; k < SKETCH16_SLOTS; k++) {
+		s.key[k] = 100 + k;
+		s.count[k] = 0x80000000u + 10 - k;
+	}
+	s.count[3] = 5;
+	CHECK_EQ_I64(sketch16_slot(&s, 7), 3);
+	CHECK_EQ_I64(sketch16_slot(&s, 109), 9);
+	sketch16_note(&s, 7);
+	CHECK_EQ_I64(s.key[3], 7);
+	CHECK_EQ_I64(s.count[3], 6);
+}
+
 int main(void)
 {
 	RUN(test_exact_up_to_slots);
 	RUN(test_past_slots);
 	RUN(test_weights);
+	RUN(test_sketch16_same);
+	RUN(test_sketch16_big_counts);
 	return unit_finish();
 }

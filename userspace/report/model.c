@@ -9,6 +9,12 @@
 
 #define TID_TABLE_SIZE ((size_t)sizeof(uint32_t) << TID_BITS)
 
+/* The per-event functions take `plain` (no window, every CPU selected: a
+ * report without --from, --to or --cpu), a constant at each call, and are
+ * inlined into two copies of the event loop, so that the plain one has no
+ * test of the window or the CPU list. */
+#define EVENT_FN static inline __attribute__((always_inline))
+
 void model_init(struct model *m, const struct model_opts *o)
 {
 	memset(m, 0, sizeof(*m));
@@ -160,9 +166,10 @@ static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)
 }
 
 /* The part of [a, b) inside the window. */
-static uint64_t clip(const struct model *m, int64_t a, int64_t b)
+EVENT_FN uint64_t clip(const struct model *m, int64_t a, int64_t b,
+		       bool plain)
 {
-	if (!m->windowed)
+	if (plain || !m->windowed)
 		return b > a ? (uint64_t)(b - a) : 0;
 	if (a < m->from)
 		a = m->from;
@@ -171,9 +178,9 @@ static uint64_t clip(const struct model *m, int64_t a, int64_t b)
 	return b > a ? (uint64_t)(b - a) : 0;
 }
 
-static bool in_window(const struct model *m, int64_t ts)
+EVENT_FN bool in_window(const struct model *m, int64_t ts, bool plain)
 {
-	return !m->windowed || (ts >= m->from && ts <= m->to);
+	return plain || !m->windowed || (ts >= m->from && ts <= m->to);
 }
 
 static enum tstate state_of(uint16_t prev_state)
@@ -190,13 +197,15 @@ static enum tstate state_of(uint16_t prev_state)
 }
 
 /* A latency of d ns of thread i (hot line h), ended at ts. */
-static void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
+EVENT_FN void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
 			 int64_t ts)
 {
 	struct lat *l = h->lat;
 
-	if ((!l && !(l = h->lat = calloc(1, sizeof(*l)))) ||
-	    hist_add(&l->h, d)) {
+	if (!l && (l = h->lat = aligned_alloc(_Alignof(struct lat),
+					       sizeof(*l))))
+		memset(l, 0, sizeof(*l));
+	if (!l || hist_add(&l->h, d)) {
 		m->oom = true;
 		return;
 	}
@@ -206,7 +215,7 @@ static void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
 		l->max_ts = ts;
 	}
 	if (h->waker >= 0)
-		sketch_note(l->wk, NULL, WAKER_SLOTS, (uint32_t)h->waker, 1);
+		sketch16_note(&l->wk, (uint32_t)h->waker);
 }
 
 /* d ns off the CPU after thread i blocked in its function. */
@@ -220,8 +229,8 @@ static void note_blocked(struct model *m, uint32_t i, uint64_t d)
  * at a time and on a CPU that count (in the window, on a CPU of the
  * list). Small, to be inlined: the rarer work is in the functions
  * above. */
-static inline void close_state(struct model *m, uint32_t i, int64_t ts,
-			       bool latency)
+EVENT_FN void close_state(struct model *m, uint32_t i, int64_t ts,
+			 bool latency, bool plain)
 {
 	struct thread_hot *h = &m->hot[i];
 	uint64_t d;
@@ -234,7 +243,7 @@ static inline void close_state(struct model *m, uint32_t i, int64_t ts,
 		break;
 	case TS_S:
 	case TS_D:
-		d = clip(m, h->since, ts);
+		d = clip(m, h->since, ts, plain);
 		if (h->state == TS_S)
 			h->off_s += d;
 		else
@@ -259,12 +268,13 @@ static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 }
 
 /* A switch on c, the CPU of queue qi. */
-static void on_switch(struct model *m, uint32_t machine, size_t qi,
-		      struct cpu_stat *c, const struct rev *e)
+EVENT_FN void on_switch(struct model *m, uint32_t machine, size_t qi,
+		       struct cpu_stat *c, const struct rev *e, bool plain)
 {
 	bool full = e->kind == REV_SWITCH_FULL;
 	int32_t prev = full ? e->pid2 : c->cur;
-	bool counted = in_window(m, e->ts) && c->selected;
+	bool selected = plain || c->selected;
+	bool counted = in_window(m, e->ts, plain) && selected;
 	struct thread_hot *h;
 	uint32_t i;
 
@@ -273,15 +283,15 @@ static void on_switch(struct model *m, uint32_t machine, size_t qi,
 	if (full && c->known && prev != c->cur)
 		c->mismatched++;
 	if (c->known && prev == c->cur) {
-		uint64_t d = clip(m, c->since, e->ts);
+		uint64_t d = clip(m, c->since, e->ts, plain);
 
-		if (c->selected) {
+		if (selected) {
 			if (c->cur)
 				c->busy += d;
 			else
 				c->idle += d;
 		}
-		if (c->cur && c->selected && c->cur_i != UINT32_MAX)
+		if (c->cur && selected && c->cur_i != UINT32_MAX)
 			m->hot[c->cur_i].cpu_ns += d;
 	}
 	if ((c->known || full) && prev) {
@@ -290,7 +300,7 @@ static void on_switch(struct model *m, uint32_t machine, size_t qi,
 		i = c->known && prev == c->cur ? c->cur_i :
 			thread_on(m, c, machine, prev);
 		if (i != UINT32_MAX) {
-			close_state(m, i, e->ts, false);
+			close_state(m, i, e->ts, false, plain);
 			h = &m->hot[i];
 			open_state(h, s, e->ts);
 			if (counted) {
@@ -310,7 +320,7 @@ static void on_switch(struct model *m, uint32_t machine, size_t qi,
 	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
 	c->cur_i = i;
-	close_state(m, i, e->ts, counted);
+	close_state(m, i, e->ts, counted, plain);
 	h = &m->hot[i];
 	open_state(h, TS_RUNNING, e->ts);
 	if (h->last_cpu >= 0 && (size_t)h->last_cpu != qi && counted)
@@ -321,8 +331,8 @@ static void on_switch(struct model *m, uint32_t machine, size_t qi,
 }
 
 /* A waking on c, the CPU of queue qi. */
-static void on_waking(struct model *m, uint32_t machine,
-		      const struct cpu_stat *c, const struct rev *e)
+EVENT_FN void on_waking(struct model *m, uint32_t machine,
+		       const struct cpu_stat *c, const struct rev *e, bool plain)
 {
 	struct thread_hot *h;
 	int32_t waker;
@@ -345,7 +355,7 @@ static void on_waking(struct model *m, uint32_t machine,
 	h = &m->hot[i];
 	if (h->state == TS_RUNNING || h->state == TS_R || h->state == TS_RP)
 		return;
-	close_state(m, i, e->ts, false);
+	close_state(m, i, e->ts, false, plain);
 	open_state(h, TS_R, e->ts);
 	h->waker = waker;
 }
@@ -369,7 +379,7 @@ static void on_newtask(struct model *m, uint32_t machine,
 	m->thr[i].tgid = tgid;
 	if (e->name)
 		m->hot[i].name = e->name;
-	close_state(m, i, e->ts, false);
+	close_state(m, i, e->ts, false, false);
 	open_state(&m->hot[i], TS_R, e->ts);
 	m->hot[i].waker = e->pid2;
 }
@@ -442,7 +452,7 @@ static void start(struct model *m, int64_t ts)
 /* Events taken from the merge at a time. */
 #define MODEL_BATCH 512
 
-void model_take(struct model *m, struct merge *mg, bool all)
+EVENT_FN void take(struct model *m, struct merge *mg, bool all, bool plain)
 {
 	struct merge_walk w;
 	struct merge_ev ev[MODEL_BATCH];
@@ -470,15 +480,23 @@ void model_take(struct model *m, struct merge *mg, bool all)
 			c->last = e->ts;
 			/* switches and wakings first: nearly every event */
 			if (e->kind <= REV_SWITCH_FULL)
-				on_switch(m, machine, qi, c, e);
+				on_switch(m, machine, qi, c, e, plain);
 			else if (e->kind <= REV_WAKING_FULL)
-				on_waking(m, machine, c, e);
+				on_waking(m, machine, c, e, plain);
 			else
 				on_other(m, machine, e);
 		}
 		m->events += n;
 		m->last = ev[n - 1].e->ts;
 	}
+}
+
+void model_take(struct model *m, struct merge *mg, bool all)
+{
+	if (!m->o.has_from && !m->o.has_to && !m->o.cpus)
+		take(m, mg, all, true);
+	else
+		take(m, mg, all, false);
 }
 
 void model_thread_info(struct model *m, uint32_t machine, int32_t tid,
@@ -530,7 +548,7 @@ void model_finish(struct model *m)
 			t->lat_sum = h->lat->sum;
 			t->lat_max = h->lat->max;
 			t->lat_max_ts = h->lat->max_ts;
-			memcpy(t->wk, h->lat->wk, sizeof(t->wk));
+			sketch16_slots(&h->lat->wk, t->wk);
 		}
 	}
 }

@@ -66,14 +66,17 @@ struct thread {
 	uint64_t bl_ns[BLOCKED_SLOTS];        /* off-CPU time that followed */
 };
 
-/* A thread's latencies, allocated at its first: the sums beside the
- * histogram's header, one cache line. */
+/* A thread's latencies, allocated at its first (aligned to a cache
+ * line): its wakers' sketch (two lines), then the sums beside the
+ * histogram's header, one line. */
 struct lat {
+	struct sketch16 wk;
 	uint64_t sum, max;
 	int64_t max_ts;
 	struct hist h;
-	struct sketch_slot wk[WAKER_SLOTS];
 };
+
+_Static_assert(WAKER_SLOTS == SKETCH16_SLOTS, "wakers: a sketch16");
 
 /* What every event of a thread touches, one cache line a thread, in an
  * array beside the threads (same index). vol and invol carry into the
