@@ -395,7 +395,7 @@ static int compact_rewrite(struct bundle_ctx *b, const struct wire_field *cs,
 	size_t mark;
 	int err;
 
-	if (b->identity && compact_identity(b, cs)) {
+	if (b->identity && (rw->compact_as_is || compact_identity(b, cs))) {
 		wbuf_field_copy(b->out, cs);
 		return 0;
 	}

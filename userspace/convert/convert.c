@@ -83,7 +83,7 @@ int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
 	return rc;
 }
 int convert_input(struct input *in, struct timeline *tl,
-		  struct sync_stats *stats, bool relabel, convert_fn fn,
+		  struct sync_stats *stats, unsigned flags, convert_fn fn,
 		  void *ctx)
 {
 	struct rewrite rw;
@@ -101,7 +101,9 @@ int convert_input(struct input *in, struct timeline *tl,
 				  .bundle_clock = in->scan.bundle_clock,
 				  .adopted_machine = in->scan.adopted_machine,
 				  .fm = &in->scan.fm,
-				  .seqs_out = relabel ? &in->scan.seqs : NULL,
+				  .seqs_out = flags & CONVERT_RELABEL ?
+						      &in->scan.seqs : NULL,
+				  .compact_as_is = flags & CONVERT_COMPACT_AS_IS,
 			  });
 	tl->stats = stats;
 	if (input_rewind(in)) {

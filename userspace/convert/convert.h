@@ -56,12 +56,17 @@ int convert_prepare(struct input **inputs, size_t n, uint32_t trace_clock,
 typedef int (*convert_fn)(void *ctx, const struct input_packet *p,
 			  const struct rewritten *res);
 
-/* Second pass over one input, counting in stats; with relabel, each packet
- * also gets its output sequence id (in->scan.seqs, assigned) and machine
- * id in the same walk (see rewrite_params). Returns 0, a CONVERT_ error,
- * or what fn returned to stop. */
+/* convert_input's flags: CONVERT_RELABEL, each packet also gets its
+ * output sequence id (in->scan.seqs, assigned) and machine id in the same
+ * walk; CONVERT_COMPACT_AS_IS, compact_sched arrays already on the trace
+ * clock are passed on unread (see rewrite_params). */
+#define CONVERT_RELABEL 1u
+#define CONVERT_COMPACT_AS_IS 2u
+
+/* Second pass over one input, counting in stats, with the flags above.
+ * Returns 0, a CONVERT_ error, or what fn returned to stop. */
 int convert_input(struct input *in, struct timeline *tl,
-		  struct sync_stats *stats, bool relabel, convert_fn fn,
+		  struct sync_stats *stats, unsigned flags, convert_fn fn,
 		  void *ctx);
 
 #endif

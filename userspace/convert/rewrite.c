@@ -17,6 +17,7 @@ void rewrite_init(struct rewrite *rw, const struct rewrite_params *p)
 	rw->adopted_machine = p->adopted_machine;
 	rw->fm = p->fm;
 	rw->seqs_out = p->seqs_out;
+	rw->compact_as_is = p->compact_as_is;
 	rw->latest = INT64_MIN;
 	rw->last_snapshot = INT64_MIN;
 }

@@ -68,6 +68,7 @@ struct rewrite {
 	uint32_t default_clock;    /* of packets without one */
 	uint32_t bundle_clock;     /* of bundles without ftrace_clock */
 	const struct seq_map *seqs_out; /* relabel: see rewrite_params */
+	bool compact_as_is;        /* see rewrite_params */
 	struct seq_state seqs;
 	int64_t latest;            /* latest time seen, INT64_MIN at first */
 	int64_t last_snapshot;     /* sort position of the last snapshot */
@@ -102,6 +103,11 @@ struct rewrite_params {
 	 * each packet also gets its machine's output id (machines.h) in the
 	 * same walk. NULL: ids stay as they are (dump). */
 	const struct seq_map *seqs_out;
+	/* report: a compact_sched whose events are on the trace clock is
+	 * copied without reading its times (neither checked nor counted as
+	 * converted, and not in the bundle's sort position); the caller
+	 * reads them and leaves out a time past INT64_MAX itself */
+	bool compact_as_is;
 };
 
 void rewrite_init(struct rewrite *rw, const struct rewrite_params *p);

@@ -190,7 +190,7 @@ static int dump_in_trace_clock(struct dump_ctx *c, const char *path)
 		goto out;
 	}
 	c->trace_clock = tl.trace_clock.clock_id;
-	err = convert_input(&in, &tl, &st, false, dump_converted, c);
+	err = convert_input(&in, &tl, &st, 0, dump_converted, c);
 	fflush(stdout);
 	if (err == CONVERT_INPUT_ERROR) {
 		log_error("%s", in.err);

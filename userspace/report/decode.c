@@ -133,18 +133,20 @@ static int intern_add(struct decoder *d, const struct wire_field *f)
 
 /* Times (first absolute, then deltas, modulo 2^64) into e[0..), with the
  * fields no column gives; how many. *unsorted: a time is earlier than the
- * one before it. */
+ * one before it; *negative: one is past INT64_MAX (the converter passes
+ * the arrays on unread: report.c). */
 static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind,
-			bool *unsorted)
+			bool *unsorted, bool *negative)
 {
 	const uint8_t *p = a->p;
-	uint64_t t = 0, dt;
+	uint64_t t = 0, dt, over = 0;
 	int64_t prev = INT64_MIN;
 	bool down = false;
 	size_t n = 0;
 
 	while (wire_read_varint(&p, a->end, &dt)) {
 		t += dt;
+		over |= t;
 		down |= (int64_t)t < prev;
 		prev = (int64_t)t;
 		e[n] = (struct rev){ .ts = (int64_t)t, .kind = (uint8_t)kind };
@@ -152,7 +154,21 @@ static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind,
 	}
 	a->p = p;
 	*unsorted = down;
+	*negative = over > INT64_MAX;
 	return n;
+}
+
+/* Leaves out the events of r[0..n) whose time is past INT64_MAX (negative
+ * here), as the converter would have, counting them; how many stay. */
+static size_t drop_negative(struct decoder *d, struct rev *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].ts >= 0)
+			v[k++] = v[i];
+	d->times_dropped += n - k;
+	return k;
 }
 
 /* pids, or (state) prev_states. */
@@ -191,13 +207,14 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 			  struct arr state)
 {
 	size_t cap = (size_t)(ts.end - ts.p), n, all;
+	bool negative;
 
 	r->n = 0;
 	if (!ts.p)
 		return 0;
 	if (run_reserve(r, cap))
 		return -ENOMEM;
-	all = column_ts(&ts, r->v, kind, &r->unsorted);
+	all = column_ts(&ts, r->v, kind, &r->unsorted, &negative);
 	n = column_int(pid, r->v, all, false);
 	n = column_comm(d, comm, r->v, n);
 	if (kind == REV_SWITCH)
@@ -205,6 +222,8 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 	/* times left unread: one was malformed */
 	if (n < all || ts.p < ts.end)
 		d->parse_errors++;
+	if (__builtin_expect(negative, 0))
+		n = drop_negative(d, r->v, n);
 	r->n = n;
 	return 0;
 }

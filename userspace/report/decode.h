@@ -49,6 +49,7 @@ struct decoder {
 	 * host), the first one each */
 	char machine_name[DECODE_NAMED_MACHINES][64];
 	uint64_t parse_errors;        /* compact streams cut short */
+	uint64_t times_dropped;       /* compact events past INT64_MAX */
 	uint64_t bundles_without_cpu;
 	/* kernel function names interned on each sequence (InternedData
 	 * kernel_symbols): (machine, sequence, iid) -> name id */

@@ -229,7 +229,8 @@ static void own_losses(struct report *r, const struct walk *w,
 		       const struct sync_stats *st)
 {
 	const struct { const char *name; uint64_t v; } own[] = {
-		{ "report_events_not_converted", st->events_dropped },
+		{ "report_events_not_converted",
+		  st->events_dropped + w->dec.times_dropped },
 		{ "report_packets_not_converted",
 		  st->packets_in - st->packets_out },
 		{ "compact_sched_has_parse_errors", w->dec.parse_errors },
@@ -345,7 +346,8 @@ static int run(struct report_args *a)
 		log_error("%s: out of memory", in.file.name);
 		goto out;
 	}
-	err = convert_input(&in, &tl, &st, false, on_packet, &w);
+	err = convert_input(&in, &tl, &st, CONVERT_COMPACT_AS_IS, on_packet,
+			    &w);
 	if (err == CONVERT_INPUT_ERROR || err == -1) {
 		log_error("%s", in.err);
 		goto out;

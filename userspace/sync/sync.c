@@ -361,7 +361,8 @@ static int convert_one(struct pass *x, struct input **in, size_t n, size_t i,
 
 	x->in = in[i];
 	if (in[i]->file.kind == INPUT_PROTO)
-		return convert_input(in[i], tl, x->st, true, to_sorter, x);
+		return convert_input(in[i], tl, x->st, CONVERT_RELABEL, to_sorter,
+				     x);
 	m = in[i]->scan.fm.v[0].machine;
 	po = (struct perf_input_opts){
 		.seq_id = perf_seq,
