@@ -6,14 +6,39 @@
 
 #include "util/grow.h"
 
+/* The id of a zero-padded key in the table, added when new; UINT32_MAX
+ * when out of memory. */
+static uint32_t table_id(struct names *t, const char key[NAME_MAX_LEN + 1])
+{
+	uint32_t *id;
+	bool added;
+
+	id = hmap_insert(&t->ids, key, &added);
+	if (!id)
+		return UINT32_MAX;
+	if (added) {
+		if (grow_array((void **)&t->str, &t->cap, t->n + 1,
+			       sizeof(*t->str), 256)) {
+			hmap_remove(&t->ids, key);
+			return UINT32_MAX;
+		}
+		memcpy(t->str[t->n], key, NAME_MAX_LEN + 1);
+		*id = (uint32_t)t->n++;
+	}
+	return *id;
+}
+
 int names_init(struct names *t)
 {
+	static const char empty[NAME_MAX_LEN + 1];
+
 	memset(t, 0, sizeof(*t));
 	hmap_init(&t->ids, NAME_MAX_LEN + 1, sizeof(uint32_t),
 		  hmap_random_seed());
 	hmap_init(&t->long_ids, sizeof(uint64_t), sizeof(uint32_t),
 		  hmap_random_seed());
-	return names_id(t, "", 0) == 0 ? 0 : -1;
+	/* "" first, as id 0: what every zeroed cache slot says */
+	return table_id(t, empty) == 0 ? 0 : -1;
 }
 
 void names_free(struct names *t)
@@ -32,8 +57,9 @@ void names_free(struct names *t)
 uint32_t names_id(struct names *t, const void *s, size_t len)
 {
 	char key[NAME_MAX_LEN + 1] = { 0 };
-	uint32_t *id;
-	bool added;
+	struct name_cached *c;
+	uint32_t id;
+	uint64_t k[2];
 
 	if (len > NAME_MAX_LEN)
 		len = NAME_MAX_LEN;
@@ -41,19 +67,15 @@ uint32_t names_id(struct names *t, const void *s, size_t len)
 	/* a NUL inside ends the name, as the kernel's comm */
 	len = strnlen(key, len);
 	memset(key + len, 0, sizeof(key) - len);
-	id = hmap_insert(&t->ids, key, &added);
-	if (!id)
-		return UINT32_MAX;
-	if (added) {
-		if (grow_array((void **)&t->str, &t->cap, t->n + 1,
-			       sizeof(*t->str), 256)) {
-			hmap_remove(&t->ids, key);
-			return UINT32_MAX;
-		}
-		memcpy(t->str[t->n], key, sizeof(key));
-		*id = (uint32_t)t->n++;
-	}
-	return *id;
+	memcpy(k, key, sizeof(k));
+	c = &t->cache[((k[0] * 0x9e3779b97f4a7c15ull) ^
+		       (k[1] * 0xc2b2ae3d27d4eb4full)) >> 56];
+	if (c->k[0] == k[0] && c->k[1] == k[1])
+		return c->id;
+	id = table_id(t, key);
+	if (id != UINT32_MAX)
+		*c = (struct name_cached){ { k[0], k[1] }, id };
+	return id;
 }
 
 static uint64_t fnv1a(const char *s, size_t len)

@@ -15,8 +15,18 @@
 #define NAME_MAX_LEN 15
 #define NAMES_LONG 0x80000000u
 #define NAMES_LONG_MAX_LEN 255
+#define NAMES_CACHE 256
+
+/* A name (zero-padded to 16 bytes) and its id, in the cache. */
+struct name_cached {
+	uint64_t k[2];
+	uint32_t id;
+};
 
 struct names {
+	/* recent names by a cheap hash, before the table (every bundle
+	 * interns its comms again); zeroed, each slot says "" is 0 */
+	struct name_cached cache[NAMES_CACHE];
 	struct hmap ids;         /* 16-byte zero-padded name -> id */
 	char (*str)[NAME_MAX_LEN + 1];
 	size_t n, cap;
