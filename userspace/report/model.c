@@ -15,11 +15,46 @@
  * test of the window or the CPU list. */
 #define EVENT_FN static inline __attribute__((always_inline))
 
+static enum tstate state_of_slow(uint16_t prev_state)
+{
+	if (prev_state & 0xfe00)
+		return TS_OTHER; /* not a state of kernels >= 4.14 */
+	if (!(prev_state & 0xff))
+		return prev_state & 0x100 ? TS_RP : TS_R;
+	if (prev_state & 0x01)
+		return TS_S;
+	if (prev_state & 0x02)
+		return TS_D;
+	return TS_OTHER;
+}
+
+/* The state a prev_state leaves a thread in: state_of_slow by table for
+ * the values of kernels >= 4.14 (one load, not a branch a bit: which
+ * state a task leaves in is not predictable). */
+#define STATE_TABLE 0x200u
+static uint8_t state_table[STATE_TABLE];
+
+static void state_table_init(void)
+{
+	uint32_t v;
+
+	for (v = 0; v < STATE_TABLE; v++)
+		state_table[v] = (uint8_t)state_of_slow((uint16_t)v);
+}
+
+EVENT_FN enum tstate state_of(uint16_t prev_state)
+{
+	if (__builtin_expect(prev_state >= STATE_TABLE, 0))
+		return TS_OTHER;
+	return (enum tstate)state_table[prev_state];
+}
+
 void model_init(struct model *m, const struct model_opts *o)
 {
 	memset(m, 0, sizeof(*m));
 	hmap_init(&m->idx, 8, sizeof(uint32_t), hmap_random_seed());
 	m->o = *o;
+	state_table_init();
 }
 
 void model_free(struct model *m)
@@ -183,19 +218,6 @@ EVENT_FN bool in_window(const struct model *m, int64_t ts, bool plain)
 	return plain || !m->windowed || (ts >= m->from && ts <= m->to);
 }
 
-static enum tstate state_of(uint16_t prev_state)
-{
-	if (prev_state & 0xfe00)
-		return TS_OTHER; /* not a state of kernels >= 4.14 */
-	if (!(prev_state & 0xff))
-		return prev_state & 0x100 ? TS_RP : TS_R;
-	if (prev_state & 0x01)
-		return TS_S;
-	if (prev_state & 0x02)
-		return TS_D;
-	return TS_OTHER;
-}
-
 /* A latency of d ns of thread i (hot line h), ended at ts. */
 EVENT_FN void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
 			 int64_t ts)
@@ -225,39 +247,38 @@ static void note_blocked(struct model *m, uint32_t i, uint64_t d)
 		    m->thr[i].blocked, d);
 }
 
+/* The end at ts of thread i's state st, when it is not a latency: the
+ * length of a sleep (S, D) added without a branch on the state (which
+ * state a thread leaves is not predictable), its blocked function
+ * counted (rare: a call) and forgotten; a blocked reason may come just
+ * before its switch-out, so Running and runnable states keep it. */
+EVENT_FN void end_state(struct model *m, uint32_t i, unsigned st, int64_t ts,
+			bool plain)
+{
+	struct thread_hot *h = &m->hot[i];
+	bool sleep = st == TS_S || st == TS_D;
+	uint64_t d = sleep ? clip(m, h->since, ts, plain) : 0;
+
+	h->off_s += st == TS_S ? d : 0;
+	h->off_d += st == TS_D ? d : 0;
+	if (__builtin_expect(h->blocked && sleep, 0))
+		note_blocked(m, i, d);
+	h->blocked = st == TS_R || st == TS_RP || st == TS_RUNNING ?
+			     h->blocked : 0;
+}
+
 /* Ends thread i's current state at ts; latency when it ends by running
  * at a time and on a CPU that count (in the window, on a CPU of the
- * list). Small, to be inlined: the rarer work is in the functions
- * above. */
+ * list). */
 EVENT_FN void close_state(struct model *m, uint32_t i, int64_t ts,
 			 bool latency, bool plain)
 {
 	struct thread_hot *h = &m->hot[i];
-	uint64_t d;
+	unsigned st = h->state;
 
-	switch (h->state) {
-	case TS_R:
-	case TS_RP:
-		if (latency && ts >= h->since)
-			note_latency(m, h, (uint64_t)(ts - h->since), ts);
-		break;
-	case TS_S:
-	case TS_D:
-		d = clip(m, h->since, ts, plain);
-		if (h->state == TS_S)
-			h->off_s += d;
-		else
-			h->off_d += d;
-		if (h->blocked)
-			note_blocked(m, i, d);
-		h->blocked = 0;
-		break;
-	case TS_RUNNING:
-		break; /* a blocked reason may come just before its switch-out */
-	default:
-		h->blocked = 0;
-		break;
-	}
+	if (latency && (st == TS_R || st == TS_RP) && ts >= h->since)
+		note_latency(m, h, (uint64_t)(ts - h->since), ts);
+	end_state(m, i, st, ts, plain);
 	h->waker = -1;
 }
 
@@ -286,10 +307,8 @@ EVENT_FN void on_switch(struct model *m, uint32_t machine, size_t qi,
 		uint64_t d = clip(m, c->since, e->ts, plain);
 
 		if (selected) {
-			if (c->cur)
-				c->busy += d;
-			else
-				c->idle += d;
+			c->busy += c->cur ? d : 0;
+			c->idle += c->cur ? 0 : d;
 		}
 		if (c->cur && selected && c->cur_i != UINT32_MAX)
 			m->hot[c->cur_i].cpu_ns += d;
@@ -303,13 +322,15 @@ EVENT_FN void on_switch(struct model *m, uint32_t machine, size_t qi,
 			close_state(m, i, e->ts, false, plain);
 			h = &m->hot[i];
 			open_state(h, s, e->ts);
-			if (counted) {
-				if (s == TS_R || s == TS_RP) {
-					if (!++h->invol)
-						m->thr[i].invol += 1ull << 32;
-				} else if (!++h->vol) {
-					m->thr[i].vol += 1ull << 32;
-				}
+			if (counted) { /* without a branch on the state */
+				bool r = s == TS_R || s == TS_RP;
+
+				h->invol += r;
+				h->vol += !r;
+				if (__builtin_expect((r & !h->invol) |
+						     (!r & !h->vol), 0))
+					*(r ? &m->thr[i].invol :
+					      &m->thr[i].vol) += 1ull << 32;
 			}
 		}
 	}
@@ -323,11 +344,27 @@ EVENT_FN void on_switch(struct model *m, uint32_t machine, size_t qi,
 	close_state(m, i, e->ts, counted, plain);
 	h = &m->hot[i];
 	open_state(h, TS_RUNNING, e->ts);
-	if (h->last_cpu >= 0 && (size_t)h->last_cpu != qi && counted)
-		c->migrations_in++;
+	c->migrations_in += (h->last_cpu >= 0) &
+			    ((size_t)h->last_cpu != qi) & counted;
 	h->last_cpu = (int32_t)qi;
 	if (e->name)
 		m->hot[i].name = e->name;
+}
+
+/* Thread i woken at ts by waker: a thread not Running or runnable
+ * becomes runnable (close_state without latency, open_state R), without
+ * a branch on its state. */
+EVENT_FN void wake(struct model *m, uint32_t i, int64_t ts, int32_t waker,
+		   bool plain)
+{
+	struct thread_hot *h = &m->hot[i];
+	unsigned st = h->state;
+	bool keep = st == TS_RUNNING || st == TS_R || st == TS_RP;
+
+	end_state(m, i, st, ts, plain);
+	h->waker = keep ? h->waker : waker;
+	h->since = keep ? h->since : ts;
+	h->state = keep ? (uint8_t)st : (uint8_t)TS_R;
 }
 
 /* A waking on c, the CPU of queue qi. */
@@ -350,14 +387,9 @@ EVENT_FN void on_waking(struct model *m, uint32_t machine,
 	}
 	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
-	if (e->name && !m->hot[i].name)
-		m->hot[i].name = e->name;
 	h = &m->hot[i];
-	if (h->state == TS_RUNNING || h->state == TS_R || h->state == TS_RP)
-		return;
-	close_state(m, i, e->ts, false, plain);
-	open_state(h, TS_R, e->ts);
-	h->waker = waker;
+	h->name = h->name ? h->name : e->name;
+	wake(m, i, e->ts, waker, plain);
 }
 
 static void on_newtask(struct model *m, uint32_t machine,
