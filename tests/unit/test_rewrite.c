@@ -762,8 +762,36 @@ static void test_wire(void)
 	wbuf_free(&b);
 }
 
+/* wire_read_varint3 against wire_get_varint: every value of up to 3
+ * bytes and around the limits, followed by any bytes; a longer varint is
+ * 0 (left to wire_get_varint). */
+static void test_varint3(void)
+{
+	static const uint64_t edge[] = { 0, 1, 127, 128, 129, 16383, 16384,
+					 16385, 2097150, 2097151, 2097152,
+					 268435455, UINT64_MAX };
+	uint8_t p[16];
+	uint64_t v, w, i, bad = 0;
+	size_t n, k;
+
+	for (i = 0; i < 2097152 + 13; i++) {
+		uint64_t x = i < 2097152 ? i : edge[i - 2097152];
+
+		memset(p, (int)(i * 37), sizeof(p)); /* what follows */
+		n = wire_put_varint(p, x);
+		k = wire_read_varint3(p, &v);
+		if (n <= 3)
+			bad += k != n || v != x ||
+			       wire_get_varint(p, p + n, &w) != n || w != v;
+		else
+			bad += k != 0;
+	}
+	CHECK_EQ_I64(bad, 0);
+}
+
 int main(void)
 {
+	RUN(test_varint3);
 	RUN(test_unknown_fields_kept);
 	RUN(test_defaults);
 	RUN(test_untimed_keys);

@@ -142,9 +142,13 @@ static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind,
 	uint64_t t = 0, dt, over = 0;
 	int64_t prev = INT64_MIN;
 	bool down = false;
-	size_t n = 0;
+	size_t n = 0, k;
 
-	while (wire_read_varint(&p, a->end, &dt)) {
+	for (;;) {
+		if (a->end - p >= 4 && (k = wire_read_varint3(p, &dt)))
+			p += k;
+		else if (!wire_read_varint(&p, a->end, &dt))
+			break;
 		t += dt;
 		over |= t;
 		down |= (int64_t)t < prev;

@@ -81,6 +81,25 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 	return n != 0;
 }
 
+/* The varint at p when it has at most three bytes and four can be read
+ * (p + 4 <= end): its size, with the value in *v; 0 when it is longer
+ * (nothing read). Without a branch on the size: for arrays whose values
+ * take one, two or three bytes in no predictable order (time deltas). */
+static inline size_t wire_read_varint3(const uint8_t *p, uint64_t *v)
+{
+	uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t stop = ~w & 0x808080u;  /* bytes that end the varint */
+	unsigned n;
+
+	if (!stop)
+		return 0;
+	n = ((unsigned)__builtin_ctz(stop) >> 3) + 1;
+	*v = ((w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u)) &
+	     ((1u << (7 * n)) - 1);
+	return n;
+}
+
 /* Encodes v at p (room for WIRE_VARINT_MAX bytes); returns the size.
  * Inline: the recorder's encoder calls it for every field of every event. */
 static inline size_t wire_put_varint(uint8_t *p, uint64_t v)
