@@ -131,6 +131,19 @@ static int intern_add(struct decoder *d, const struct wire_field *f)
  * each), each up to the events the ones before it gave: the stream ends
  * where its shortest column does, as in a lockstep walk. */
 
+/* The next varint of a (at most three bytes without a branch on the
+ * size when four can be read); false at the end or when malformed. */
+static inline bool next_varint(struct arr *a, uint64_t *v)
+{
+	size_t k;
+
+	if (a->end - a->p >= 4 && (k = wire_read_varint3(a->p, v))) {
+		a->p += k;
+		return true;
+	}
+	return wire_read_varint(&a->p, a->end, v);
+}
+
 /* Times (first absolute, then deltas, modulo 2^64) into e[0..), with the
  * fields no column gives; how many. *unsorted: a time is earlier than the
  * one before it; *negative: one is past INT64_MAX (the converter passes
@@ -138,17 +151,12 @@ static int intern_add(struct decoder *d, const struct wire_field *f)
 static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind,
 			bool *unsorted, bool *negative)
 {
-	const uint8_t *p = a->p;
 	uint64_t t = 0, dt, over = 0;
 	int64_t prev = INT64_MIN;
 	bool down = false;
-	size_t n = 0, k;
+	size_t n = 0;
 
-	for (;;) {
-		if (a->end - p >= 4 && (k = wire_read_varint3(p, &dt)))
-			p += k;
-		else if (!wire_read_varint(&p, a->end, &dt))
-			break;
+	while (next_varint(a, &dt)) {
 		t += dt;
 		over |= t;
 		down |= (int64_t)t < prev;
@@ -156,7 +164,6 @@ static size_t column_ts(struct arr *a, struct rev *e, enum rev_kind kind,
 		e[n] = (struct rev){ .ts = (int64_t)t, .kind = (uint8_t)kind };
 		n++;
 	}
-	a->p = p;
 	*unsorted = down;
 	*negative = over > INT64_MAX;
 	return n;
@@ -175,32 +182,82 @@ static size_t drop_negative(struct decoder *d, struct rev *v, size_t n)
 	return k;
 }
 
-/* pids, or (state) prev_states. */
-static size_t column_int(struct arr a, struct rev *e, size_t max, bool state)
+/* Eight varints of one byte each at p (before end): comm indexes and
+ * prev_states nearly always are, and are then read eight at a time; the
+ * eight bytes in *w (byte i of p in bits 8i..8i+7). */
+static inline bool eight_bytes(const uint8_t *p, const uint8_t *end,
+			       uint64_t *w)
+{
+	if (end - p < 8)
+		return false;
+	*w = wire_load_le64(p);
+	return !(*w & 0x8080808080808080ull);
+}
+
+static size_t column_pid(struct arr a, struct rev *e, size_t max)
 {
 	uint64_t v;
 	size_t n = 0;
 
-	while (n < max && wire_read_varint(&a.p, a.end, &v)) {
-		if (state)
-			e[n].state = (uint16_t)v;
-		else
-			e[n].pid = (int32_t)v;
-		n++;
-	}
+	/* pids take the same size mostly: the branches of the general
+	 * reader are predicted */
+	while (n < max && wire_read_varint(&a.p, a.end, &v))
+		e[n++].pid = (int32_t)v;
 	return n;
+}
+
+/* The eight one-byte values of w into e[0..8) by f (state, name). */
+#define EIGHT(e, f, val)                                                      \
+	do {                                                                   \
+		(e)[0].f = val((w) & 0xff);                                    \
+		(e)[1].f = val((w) >> 8 & 0xff);                               \
+		(e)[2].f = val((w) >> 16 & 0xff);                              \
+		(e)[3].f = val((w) >> 24 & 0xff);                              \
+		(e)[4].f = val((w) >> 32 & 0xff);                              \
+		(e)[5].f = val((w) >> 40 & 0xff);                              \
+		(e)[6].f = val((w) >> 48 & 0xff);                              \
+		(e)[7].f = val((w) >> 56);                                     \
+	} while (0)
+#define AS_STATE(b) ((uint16_t)(b))
+#define AS_NAME(b) (intern[b])
+
+static size_t column_state(struct arr a, struct rev *e, size_t max)
+{
+	uint64_t v, w;
+	size_t n = 0;
+
+	for (;;) {
+		for (; n + 8 <= max && eight_bytes(a.p, a.end, &w);
+		     n += 8, a.p += 8)
+			EIGHT(e + n, state, AS_STATE);
+		if (n >= max || !wire_read_varint(&a.p, a.end, &v))
+			return n;
+		e[n++].state = (uint16_t)v;
+	}
 }
 
 /* Comm indexes, up to the first past the intern table. */
 static size_t column_comm(const struct decoder *d, struct arr a,
 			  struct rev *e, size_t max)
 {
-	uint64_t v;
-	size_t n = 0;
+	const uint32_t *intern = d->intern;
+	size_t n = 0, nintern = d->nintern;
+	/* eight bytes below 128 are all below nintern when adding 128 -
+	 * nintern to each sets no top bit (no carry between them) */
+	uint64_t add = nintern >= 128 ? 0 :
+		       0x0101010101010101ull * (128 - nintern);
+	uint64_t v, w;
 
-	while (n < max && wire_read_varint(&a.p, a.end, &v) && v < d->nintern)
-		e[n++].name = d->intern[v];
-	return n;
+	for (;;) {
+		for (; n + 8 <= max && eight_bytes(a.p, a.end, &w) &&
+		       !((w + add) & 0x8080808080808080ull);
+		     n += 8, a.p += 8)
+			EIGHT(e + n, name, AS_NAME);
+		if (n >= max || !wire_read_varint(&a.p, a.end, &v) ||
+		    v >= nintern)
+			return n;
+		e[n++].name = intern[v];
+	}
 }
 
 /* Decodes a compact stream: times, one int array, and comm indexes (and,
@@ -219,10 +276,10 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 	if (run_reserve(r, cap))
 		return -ENOMEM;
 	all = column_ts(&ts, r->v, kind, &r->unsorted, &negative);
-	n = column_int(pid, r->v, all, false);
+	n = column_pid(pid, r->v, all);
 	n = column_comm(d, comm, r->v, n);
 	if (kind == REV_SWITCH)
-		n = column_int(state, r->v, n, true);
+		n = column_state(state, r->v, n);
 	/* times left unread: one was malformed */
 	if (n < all || ts.p < ts.end)
 		d->parse_errors++;

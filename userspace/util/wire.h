@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum wire_type {
 	WIRE_VARINT = 0,
@@ -81,23 +82,44 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 	return n != 0;
 }
 
+/* Bytes p[0..4) and p[0..8) as little-endian numbers (byte i in bits
+ * 8i..8i+7). */
+static inline uint32_t wire_load_le32(const uint8_t *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap32(w);
+#endif
+	return w;
+}
+
+static inline uint64_t wire_load_le64(const uint8_t *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
 /* The varint at p when it has at most three bytes and four can be read
  * (p + 4 <= end): its size, with the value in *v; 0 when it is longer
  * (nothing read). Without a branch on the size: for arrays whose values
  * take one, two or three bytes in no predictable order (time deltas). */
 static inline size_t wire_read_varint3(const uint8_t *p, uint64_t *v)
 {
-	uint32_t w = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t w = wire_load_le32(p);
 	uint32_t stop = ~w & 0x808080u;  /* bytes that end the varint */
-	unsigned n;
 
 	if (!stop)
 		return 0;
-	n = ((unsigned)__builtin_ctz(stop) >> 3) + 1;
-	*v = ((w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u)) &
-	     ((1u << (7 * n)) - 1);
-	return n;
+	w &= stop ^ (stop - 1);          /* the bytes up to the first end */
+	*v = (w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u);
+	return ((unsigned)__builtin_ctz(stop) >> 3) + 1;
 }
 
 /* Encodes v at p (room for WIRE_VARINT_MAX bytes); returns the size.

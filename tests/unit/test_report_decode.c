@@ -1,0 +1,210 @@
+/* Unit tests of the report's compact_sched decoding (report/decode.c):
+ * random bundles against a plain reading of the same arrays written
+ * here: times of one to five bytes, pids of any size, comm indexes below
+ * and past the intern table (a table of 1 to 300 names, so indexes of
+ * one and two bytes), prev_states of one to three bytes, and columns cut
+ * short. Every event must come out with its time, pid, name and state,
+ * and the stream must end where its shortest column (or first index past
+ * the table) does, counted as a parse error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/decode.h"
+#include "util/wire.h"
+#include "unit.h"
+
+#define MAXN 700
+
+static uint64_t rng = 0x853c49e6748fea9bull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A value of 1 to `bytes` varint bytes, mostly the smaller. */
+static uint64_t any_size(unsigned bytes)
+{
+	unsigned b = 1 + (unsigned)(next_rand() % bytes);
+
+	if (next_rand() % 4)
+		b = 1 + (unsigned)(next_rand() % (bytes < 2 ? 1 : 2));
+	return next_rand() % (1ull << (7 * b));
+}
+
+struct stream {
+	uint64_t ts[MAXN], pid[MAXN], comm[MAXN], state[MAXN];
+	size_t nts, npid, ncomm, nstate;
+	size_t want; /* events the decoder must give */
+};
+
+/* A random stream of up to MAXN events over a table of nintern names;
+ * sometimes a column is cut short or an index is past the table. */
+static void make_stream(struct stream *s, size_t nintern, bool state)
+{
+	size_t n = (size_t)(next_rand() % MAXN), i, cut;
+	uint64_t t = 1000;
+
+	s->nts = s->npid = s->ncomm = s->nstate = n;
+	for (i = 0; i < n; i++) {
+		t += any_size(3) + (next_rand() % 50 ? 0 : any_size(5));
+		s->ts[i] = t;
+		s->pid[i] = any_size(4);
+		s->comm[i] = next_rand() % nintern;
+		s->state[i] = next_rand() % 3 ? next_rand() % 3 :
+			      (next_rand() % 2 ? 0x100 : any_size(3) & 0xffff);
+	}
+	s->want = n;
+	cut = n ? (size_t)(next_rand() % n) : 0;
+	switch (next_rand() % 8) {
+	case 0:
+		s->npid = cut;
+		break;
+	case 1:
+		s->ncomm = cut;
+		break;
+	case 2:
+		if (state)
+			s->nstate = cut;
+		break;
+	case 3: /* an index past the table: the stream stops there */
+		if (n)
+			s->comm[cut] = nintern + next_rand() % 200;
+		break;
+	default:
+		break;
+	}
+	for (i = 0; i < n; i++)
+		if (s->comm[i] >= nintern)
+			break;
+	if (i < s->want)
+		s->want = i;
+	if (s->npid < s->want)
+		s->want = s->npid;
+	if (s->ncomm < s->want)
+		s->want = s->ncomm;
+	if (state && s->nstate < s->want)
+		s->want = s->nstate;
+}
+
+static void put_times(struct wbuf *b, uint32_t field, const uint64_t *t,
+		      size_t n)
+{
+	uint64_t d[MAXN];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = t[i] - (i ? t[i - 1] : 0);
+	wbuf_field_packed(b, field, d, n);
+}
+
+/* One packet: a bundle of cpu 0 with the two streams. */
+static void make_packet(struct wbuf *p, const struct stream *sw,
+			const struct stream *wk, size_t nintern)
+{
+	size_t m, c, i;
+	char name[16];
+
+	p->len = 0;
+	m = wbuf_begin_len(p, 1);
+	wbuf_field_varint(p, 1, 0);
+	c = wbuf_begin_len(p, 4);
+	for (i = 0; i < nintern; i++) {
+		int k = snprintf(name, sizeof(name), "n%zu", i);
+
+		wbuf_field_bytes(p, 5, name, (size_t)k);
+	}
+	put_times(p, 1, sw->ts, sw->nts);
+	wbuf_field_packed(p, 2, sw->state, sw->nstate);
+	wbuf_field_packed(p, 3, sw->pid, sw->npid);
+	wbuf_field_packed(p, 6, sw->comm, sw->ncomm);
+	put_times(p, 7, wk->ts, wk->nts);
+	wbuf_field_packed(p, 8, wk->pid, wk->npid);
+	wbuf_field_packed(p, 11, wk->comm, wk->ncomm);
+	wbuf_end_len(p, c);
+	wbuf_end_len(p, m);
+	wbuf_field_varint(p, 10, 7);
+}
+
+/* The events of the queue, in order, against the two streams merged by
+ * time (switches first on equal times). */
+static uint64_t check_events(struct merge *mg, struct names *names,
+			     const struct stream *sw, const struct stream *wk)
+{
+	struct merge_walk w;
+	struct merge_ev ev[64];
+	size_t n, k, a = 0, b = 0;
+	uint64_t bad = 0;
+	char name[16];
+
+	merge_begin(mg, true, &w);
+	while ((n = merge_take(mg, &w, ev, 64)))
+		for (k = 0; k < n; k++) {
+			const struct rev *e = ev[k].e;
+			bool s = a < sw->want &&
+				 (b >= wk->want || sw->ts[a] <= wk->ts[b]);
+			const struct stream *x = s ? sw : wk;
+			size_t i = s ? a++ : b++;
+
+			if (i >= x->want) {
+				bad++;
+				continue;
+			}
+			snprintf(name, sizeof(name), "n%u", (unsigned)x->comm[i]);
+			bad += e->ts != (int64_t)x->ts[i] ||
+			       e->pid != (int32_t)x->pid[i] ||
+			       strcmp(names_str(names, e->name), name) ||
+			       e->kind != (s ? REV_SWITCH : REV_WAKING) ||
+			       (s && e->state != (uint16_t)x->state[i]);
+		}
+	return bad + (a != sw->want) + (b != wk->want);
+}
+
+static void test_random_bundles(void)
+{
+	static struct stream sw, wk;
+	uint64_t bad = 0, errors = 0, want_errors = 0, events = 0;
+	struct wbuf p = { 0 };
+	unsigned round;
+
+	for (round = 0; round < 400; round++) {
+		size_t nintern = 1 + (size_t)(next_rand() % 300);
+		struct names names;
+		struct merge mg;
+		struct model model;
+		struct decoder d;
+		struct decoded out;
+		struct model_opts mo = { 0 };
+		const char *why = NULL;
+
+		CHECK_EQ_I64(names_init(&names), 0);
+		merge_init(&mg);
+		model_init(&model, &mo);
+		decoder_init(&d, &names, &mg, &model);
+		make_stream(&sw, nintern, true);
+		make_stream(&wk, nintern, false);
+		want_errors += (sw.want < sw.nts) + (wk.want < wk.nts);
+		make_packet(&p, &sw, &wk, nintern);
+		CHECK_EQ_I64(decode_packet(&d, p.p, p.len, &out, &why), 0);
+		bad += check_events(&mg, &names, &sw, &wk);
+		errors += d.parse_errors;
+		events += sw.want + wk.want;
+		decoder_free(&d);
+		model_free(&model);
+		merge_free(&mg);
+		names_free(&names);
+	}
+	wbuf_free(&p);
+	CHECK_EQ_I64(bad, 0);
+	CHECK_EQ_I64(errors, want_errors);
+	CHECK(want_errors > 50 && events > 100000); /* both paths ran */
+}
+
+int main(void)
+{
+	RUN(test_random_bundles);
+	return unit_finish();
+}
