@@ -20,16 +20,6 @@ struct ref {
 	size_t n;
 };
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void check_same(struct hmap *m, const struct ref *r, bool big)
 {
 	uint32_t k;
@@ -56,12 +46,12 @@ static void random_ops(bool big, uint64_t seed)
 	hmap_init(&m, big ? sizeof(struct big_key) : sizeof(uint32_t),
 		  sizeof(int64_t), seed);
 	for (i = 0; i < 200000; i++) {
-		uint32_t k = (uint32_t)(next_rand() % (NKEYS - 1)) + 1;
+		uint32_t k = (uint32_t)(unit_rand() % (NKEYS - 1)) + 1;
 		struct big_key bk = { k, ~k, k * 7, 3 };
 		const void *key = big ? (const void *)&bk : (const void *)&k;
 		bool added;
 
-		if (next_rand() % 3) {
+		if (unit_rand() % 3) {
 			int64_t *v = hmap_insert(&m, key, &added);
 
 			if (!v || added == r->present[k]) {

@@ -15,24 +15,14 @@
 
 #define MAXN 700
 
-static uint64_t rng = 0x853c49e6748fea9bull;
-
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* A value of 1 to `bytes` varint bytes, mostly the smaller. */
 static uint64_t any_size(unsigned bytes)
 {
-	unsigned b = 1 + (unsigned)(next_rand() % bytes);
+	unsigned b = 1 + (unsigned)(unit_rand() % bytes);
 
-	if (next_rand() % 4)
-		b = 1 + (unsigned)(next_rand() % (bytes < 2 ? 1 : 2));
-	return next_rand() % (1ull << (7 * b));
+	if (unit_rand() % 4)
+		b = 1 + (unsigned)(unit_rand() % (bytes < 2 ? 1 : 2));
+	return unit_rand() % (1ull << (7 * b));
 }
 
 struct stream {
@@ -45,21 +35,21 @@ struct stream {
  * sometimes a column is cut short or an index is past the table. */
 static void make_stream(struct stream *s, size_t nintern, bool state)
 {
-	size_t n = (size_t)(next_rand() % MAXN), i, cut;
+	size_t n = (size_t)(unit_rand() % MAXN), i, cut;
 	uint64_t t = 1000;
 
 	s->nts = s->npid = s->ncomm = s->nstate = n;
 	for (i = 0; i < n; i++) {
-		t += any_size(3) + (next_rand() % 50 ? 0 : any_size(5));
+		t += any_size(3) + (unit_rand() % 50 ? 0 : any_size(5));
 		s->ts[i] = t;
 		s->pid[i] = any_size(4);
-		s->comm[i] = next_rand() % nintern;
-		s->state[i] = next_rand() % 3 ? next_rand() % 3 :
-			      (next_rand() % 2 ? 0x100 : any_size(3) & 0xffff);
+		s->comm[i] = unit_rand() % nintern;
+		s->state[i] = unit_rand() % 3 ? unit_rand() % 3 :
+			      (unit_rand() % 2 ? 0x100 : any_size(3) & 0xffff);
 	}
 	s->want = n;
-	cut = n ? (size_t)(next_rand() % n) : 0;
-	switch (next_rand() % 8) {
+	cut = n ? (size_t)(unit_rand() % n) : 0;
+	switch (unit_rand() % 8) {
 	case 0:
 		s->npid = cut;
 		break;
@@ -72,7 +62,7 @@ static void make_stream(struct stream *s, size_t nintern, bool state)
 		break;
 	case 3: /* an index past the table: the stream stops there */
 		if (n)
-			s->comm[cut] = nintern + next_rand() % 200;
+			s->comm[cut] = nintern + unit_rand() % 200;
 		break;
 	default:
 		break;
@@ -171,7 +161,7 @@ static void test_random_bundles(void)
 	unsigned round;
 
 	for (round = 0; round < 400; round++) {
-		size_t nintern = 1 + (size_t)(next_rand() % 300);
+		size_t nintern = 1 + (size_t)(unit_rand() % 300);
 		struct names names;
 		struct merge mg;
 		struct model model;

@@ -66,16 +66,6 @@ static void test_weights(void)
 	CHECK_EQ_I64(s[1].key, 11);
 }
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-
-static uint32_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)rng;
-}
-
 /* sketch16_note and its scalar slot choice against sketch_note: random
  * streams over 4 to 200 distinct keys (key 0 among them: a free slot's
  * key is 0 too), skewed or flat, slot for slot after every note. */
@@ -89,9 +79,9 @@ static void test_sketch16_same(void)
 		uint32_t keys = 4 + round % 197, k;
 
 		for (i = 0; i < 3000; i++) {
-			k = next_rand() % keys;
+			k = (uint32_t)unit_rand() % keys;
 			if (round % 2)
-				k = k % (1 + next_rand() % keys); /* skewed */
+				k = k % (1 + (uint32_t)unit_rand() % keys); /* skewed */
 			diff += sketch16_slot(&s, k) != sketch16_slot_scalar(&s, k);
 			sketch16_note(&s, k);
 			sketch_note(ref, NULL, SKETCH16_SLOTS, k, 1);

@@ -11,6 +11,18 @@
 
 static int unit_passed, unit_failed;
 
+/* Pseudo-random numbers for randomized tests (xorshift64, a fixed seed:
+ * a failure repeats). */
+static uint64_t unit_rng = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t unit_rand(void)
+{
+	unit_rng ^= unit_rng << 13;
+	unit_rng ^= unit_rng >> 7;
+	unit_rng ^= unit_rng << 17;
+	return unit_rng;
+}
+
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (cond) {                                                    \
