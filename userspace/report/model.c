@@ -488,26 +488,25 @@ EVENT_FN void take(struct model *m, struct merge *mg, bool all, bool plain)
 {
 	struct merge_walk w;
 	struct merge_ev ev[MODEL_BATCH];
-	struct cpu_stat *c = NULL;
-	size_t qi = SIZE_MAX, k, n;
-	uint32_t machine = 0;
+	size_t k, n, top;
 
 	merge_begin(mg, all, &w);
 	while ((n = merge_take(mg, &w, ev, MODEL_BATCH))) {
 		if (!m->started)
 			start(m, ev[0].e->ts);
+		/* the batch's CPUs have figures: no test of it per event (the
+		 * CPU changes at nearly every event) */
+		for (top = 0, k = 0; k < n; k++)
+			top = ev[k].qi > top ? ev[k].qi : top;
+		if (top >= m->ncpu && cpus_upto(m, mg, top))
+			return;
 		for (k = 0; k < n; k++) {
 			const struct rev *e = ev[k].e;
+			size_t qi = ev[k].qi;
+			struct cpu_stat *c = &m->cpu[qi];
+			uint32_t machine = c->machine;
 
-			if (ev[k].qi != qi) {
-				qi = ev[k].qi;
-				if (qi >= m->ncpu && cpus_upto(m, mg, qi))
-					return;
-				c = &m->cpu[qi];
-				machine = c->machine;
-				if (!c->events)
-					c->first = e->ts;
-			}
+			c->first = c->events ? c->first : e->ts;
 			c->events++;
 			c->last = e->ts;
 			/* switches and wakings first: nearly every event */
