@@ -76,6 +76,18 @@ lost_trace() {
 	[[ "$output" != *18446744073709551000* ]]
 }
 
+@test "report: a malformed compact time array is an error naming its offset" {
+	# a bundle of CPU 0 whose switch_timestamp array ends inside a varint
+	"$TOOLS/gentrace" -o "$TMP/badc.pb" <<-'EOF2'
+	snapshot seq=1 6:500 3:400
+	bundle cpu=1 seq=3 switch=1000,2000 waking=1500
+	raw 0a18080022140a0305ffff120201011a020506320200002a01615002
+	EOF2
+	run "$BTR" report "$TMP/badc.pb"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$TMP/badc.pb: offset "*": malformed TracePacket: malformed compact_sched array"* ]]
+}
+
 @test "report: an empty trace is an error with a clear message" {
 	: >"$TMP/empty.pb"
 	run "$BTR" report "$TMP/empty.pb"

@@ -5,7 +5,8 @@
  * one and two bytes), prev_states of one to three bytes, and columns cut
  * short. Every event must come out with its time, pid, name and state,
  * and the stream must end where its shortest column (or first index past
- * the table) does, counted as a parse error. */
+ * the table) does, counted as a parse error; a malformed time array is
+ * an error. */
 #include <stdio.h>
 #include <string.h>
 
@@ -119,6 +120,32 @@ static void make_packet(struct wbuf *p, const struct stream *sw,
 	wbuf_field_varint(p, 10, 7);
 }
 
+/* A decoder with its names, merge and model. */
+struct fixture {
+	struct names names;
+	struct merge mg;
+	struct model model;
+	struct decoder d;
+};
+
+static void fx_init(struct fixture *x)
+{
+	struct model_opts mo = { 0 };
+
+	CHECK_EQ_I64(names_init(&x->names), 0);
+	merge_init(&x->mg);
+	model_init(&x->model, &mo);
+	decoder_init(&x->d, &x->names, &x->mg, &x->model);
+}
+
+static void fx_free(struct fixture *x)
+{
+	decoder_free(&x->d);
+	model_free(&x->model);
+	merge_free(&x->mg);
+	names_free(&x->names);
+}
+
 /* The events of the queue, in order, against the two streams merged by
  * time (switches first on equal times). */
 static uint64_t check_events(struct merge *mg, struct names *names,
@@ -162,30 +189,20 @@ static void test_random_bundles(void)
 
 	for (round = 0; round < 400; round++) {
 		size_t nintern = 1 + (size_t)(unit_rand() % 300);
-		struct names names;
-		struct merge mg;
-		struct model model;
-		struct decoder d;
+		struct fixture x;
 		struct decoded out;
-		struct model_opts mo = { 0 };
 		const char *why = NULL;
 
-		CHECK_EQ_I64(names_init(&names), 0);
-		merge_init(&mg);
-		model_init(&model, &mo);
-		decoder_init(&d, &names, &mg, &model);
+		fx_init(&x);
 		make_stream(&sw, nintern, true);
 		make_stream(&wk, nintern, false);
 		want_errors += (sw.want < sw.nts) + (wk.want < wk.nts);
 		make_packet(&p, &sw, &wk, nintern);
-		CHECK_EQ_I64(decode_packet(&d, p.p, p.len, &out, &why), 0);
-		bad += check_events(&mg, &names, &sw, &wk);
-		errors += d.parse_errors;
+		CHECK_EQ_I64(decode_packet(&x.d, p.p, p.len, &out, &why), 0);
+		bad += check_events(&x.mg, &x.names, &sw, &wk);
+		errors += x.d.parse_errors;
 		events += sw.want + wk.want;
-		decoder_free(&d);
-		model_free(&model);
-		merge_free(&mg);
-		names_free(&names);
+		fx_free(&x);
 	}
 	wbuf_free(&p);
 	CHECK_EQ_I64(bad, 0);
@@ -193,8 +210,48 @@ static void test_random_bundles(void)
 	CHECK(want_errors > 50 && events > 100000); /* both paths ran */
 }
 
+/* Time arrays the converter would refuse are refused: one that ends in a
+ * varint, a first occurrence that is malformed (the second is read), and
+ * one of a fixed-size type; well-formed ones decode. */
+static void test_malformed_times(void)
+{
+	static const struct {
+		const char *compact; /* CompactSched bytes */
+		size_t len;
+		int rc;
+	} cases[] = {
+		{ "\x0a\x02\x05\x06\x1a\x02\x07\x08", 8, 0 },
+		{ "\x0a\x03\x05\xff\xff\x1a\x01\x07", 8, -1 },
+		{ "\x0a\x01\xff\x0a\x01\x05\x1a\x01\x07", 9, -1 },
+		{ "\x0a\x01\x05\x0a\x01\x05\x1a\x01\x07", 9, 0 },
+		{ "\x39\x01\x02\x03\x04\x05\x06\x07\x08", 9, -1 },
+	};
+	struct wbuf p = { 0 };
+	size_t i, m;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture x;
+		struct decoded out;
+		const char *why = NULL;
+
+		fx_init(&x);
+		p.len = 0;
+		m = wbuf_begin_len(&p, 1);
+		wbuf_field_varint(&p, 1, 0);
+		wbuf_field_bytes(&p, 4, cases[i].compact, cases[i].len);
+		wbuf_end_len(&p, m);
+		CHECK_EQ_I64(decode_packet(&x.d, p.p, p.len, &out, &why),
+			     cases[i].rc);
+		if (cases[i].rc)
+			CHECK(why && !strcmp(why, "malformed compact_sched array"));
+		fx_free(&x);
+	}
+	wbuf_free(&p);
+}
+
 int main(void)
 {
 	RUN(test_random_bundles);
+	RUN(test_malformed_times);
 	return unit_finish();
 }

@@ -260,12 +260,18 @@ static size_t column_comm(const struct decoder *d, struct arr a,
 	}
 }
 
+static int malformed_times(const char **why)
+{
+	*why = "malformed compact_sched array";
+	return -1;
+}
+
 /* Decodes a compact stream: times, one int array, and comm indexes (and,
  * for switches, prev_state) of the same events, into r. It stops at the
  * first event one of its arrays cannot give (a parse error). */
 static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 			  struct arr ts, struct arr pid, struct arr comm,
-			  struct arr state)
+			  struct arr state, const char **why)
 {
 	size_t cap = (size_t)(ts.end - ts.p), n, all;
 	bool negative;
@@ -276,17 +282,39 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 	if (run_reserve(r, cap))
 		return -ENOMEM;
 	all = column_ts(&ts, r->v, kind, &r->unsorted, &negative);
+	if (ts.p < ts.end) /* as the converter, which reads them otherwise */
+		return malformed_times(why);
 	n = column_pid(pid, r->v, all);
 	n = column_comm(d, comm, r->v, n);
 	if (kind == REV_SWITCH)
 		n = column_state(state, r->v, n);
 	/* times left unread: one was malformed */
-	if (n < all || ts.p < ts.end)
+	if (n < all)
 		d->parse_errors++;
 	if (__builtin_expect(negative, 0))
 		n = drop_negative(d, r->v, n);
 	r->n = n;
 	return 0;
+}
+
+/* Every packed occurrence of time field num (one that is not the last
+ * one the stream is read from) is well formed. */
+static bool times_well_formed(const struct wire_field *cf, uint32_t num)
+{
+	struct wire_reader r;
+	struct wire_field f;
+	const uint8_t *p;
+	uint64_t v;
+
+	wire_reader_init(&r, cf->data, (size_t)cf->val);
+	while (wire_next(&r, &f) > 0) {
+		if (f.num != num || f.type != WIRE_LEN)
+			continue;
+		for (p = f.data; p < f.data + f.val;)
+			if (!wire_read_varint(&p, f.data + f.val, &v))
+				return false;
+	}
+	return true;
 }
 
 static int compact(struct decoder *d, const struct wire_field *cf,
@@ -295,11 +323,20 @@ static int compact(struct decoder *d, const struct wire_field *cf,
 	struct wire_reader r;
 	struct wire_field f;
 	struct arr a[13] = { { 0 } };
+	unsigned times[2] = { 0, 0 }; /* occurrences of the time arrays */
 	int rc, e;
 
 	d->nintern = 0;
 	wire_reader_init(&r, cf->data, (size_t)cf->val);
 	while ((rc = wire_next(&r, &f)) > 0) {
+		if (f.num == C_SW_TS || f.num == C_WK_TS) {
+			/* the times are the converter's to check, which passes
+			 * arrays on the trace clock on unread (report.c): what
+			 * it would refuse is refused here */
+			if (f.type != WIRE_LEN && f.type != WIRE_VARINT)
+				return malformed_times(why);
+			times[f.num == C_WK_TS]++;
+		}
 		if (f.num == C_INTERN) {
 			if ((e = intern_add(d, &f)))
 				return e;
@@ -311,11 +348,16 @@ static int compact(struct decoder *d, const struct wire_field *cf,
 		*why = r.err;
 		return -1;
 	}
+	/* arrays given more than once: each is checked (the last one is
+	 * read; a hostile bundle's case) */
+	if ((times[0] > 1 && !times_well_formed(cf, C_SW_TS)) ||
+	    (times[1] > 1 && !times_well_formed(cf, C_WK_TS)))
+		return malformed_times(why);
 	e = compact_stream(d, &d->sw, REV_SWITCH, a[C_SW_TS], a[C_SW_PID],
-			   a[C_SW_COMM], a[C_SW_STATE]);
+			   a[C_SW_COMM], a[C_SW_STATE], why);
 	if (!e)
 		e = compact_stream(d, &d->wk, REV_WAKING, a[C_WK_TS],
-				   a[C_WK_PID], a[C_WK_COMM], a[0]);
+				   a[C_WK_PID], a[C_WK_COMM], a[0], why);
 	if (!e && d->sw.n) {
 		out->sb.switches = d->sw.n;
 		out->sb.last_next_pid = d->sw.v[d->sw.n - 1].pid;

@@ -8,7 +8,10 @@
  * facts go straight to the model. As in trace_processor, the last
  * occurrence of a packed array counts, a bundle without cpu is left out,
  * and a compact stream stops at a comm index past the intern table or at
- * the end of its shortest array (both counted as parse errors). */
+ * the end of its shortest array (both counted as parse errors). Time
+ * arrays on the trace clock come unread from the converter: one that is
+ * malformed is an error as the converter's would be, a time past
+ * INT64_MAX is left out and counted (times_dropped). */
 #ifndef BTR_REPORT_DECODE_H
 #define BTR_REPORT_DECODE_H
 
