@@ -412,7 +412,8 @@ phase_offline() {
 # ---- 7. report -------------------------------------------------------------
 
 # `bpftrace-rec report` on a generated trace of REPORT_SIZE (default 1G,
-# QUICK 100M; bench_sync gen: 4 CPUs whose bundles do not overlap, 2000
+# QUICK 100M; bench_sync gen: 4 CPUs whose bundles cover the same 12 ms
+# (finely interleaved; one CPU's bundles do not overlap), 2000
 # threads drawn from a Zipf distribution, the mix printed): events per
 # second of CPU time (one core: the command is single-threaded) and peak
 # RSS. Targets: 20 M events/s, 512 MB.
