@@ -10,6 +10,7 @@ void merge_init(struct merge *m)
 	hmap_init(&m->idx, 8, sizeof(uint32_t), hmap_random_seed());
 	m->max_ts = INT64_MIN;
 	m->released = INT64_MIN;
+	m->max_pending = MERGE_MAX_PENDING;
 }
 
 int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus)
@@ -275,7 +276,7 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 				break;
 			best = h[0].ts;
 			second = nh > 1 ? h[1].ts : INT64_MAX;
-			over = m->pending - k > MERGE_MAX_PENDING;
+			over = m->pending - k > m->max_pending;
 			if (best > wm && !over)
 				break;
 			/* over the cap: the oldest go whatever the watermark */

@@ -52,6 +52,7 @@ struct merge {
 	size_t nheads;
 	struct hmap idx;     /* (machine, cpu) -> queue index */
 	size_t pending;
+	size_t max_pending;  /* MERGE_MAX_PENDING (tests lower it) */
 	int64_t max_ts;      /* latest time queued anywhere */
 	int64_t released;    /* latest time handed out */
 	bool cpus_declared;  /* by a SystemInfo: wait for each of them */
