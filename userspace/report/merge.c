@@ -33,9 +33,62 @@ void merge_free(struct merge *m)
 	for (i = 0; i < m->nq; i++)
 		free(m->q[i].v);
 	free(m->q);
-	free(m->heads);
+	free(m->tree);
 	hmap_free(&m->idx);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The time of q's first event, INT64_MAX when it has none. */
+static inline int64_t head_ts(const struct cpu_queue *q)
+{
+	return q->n ? q->v[q->head].ts : INT64_MAX;
+}
+
+/* Sets leaf j of tree t (queue qi) to ts and replays its path up to the
+ * root: each node on it the first of its children. Returns the root. */
+static inline struct merge_node replay(struct merge_node *t, size_t j,
+				       int64_t ts, uint32_t qi)
+{
+	t[j] = (struct merge_node){ ts, qi };
+	for (; j > 1; j >>= 1) {
+		int64_t sts = t[j ^ 1].ts;
+		uint32_t sqi = t[j ^ 1].qi;
+		/* all ones when the sibling goes first: earlier, or as early
+		 * and on the left (j odd: j is the right child); a mask, not
+		 * a branch, as which one wins is not predictable */
+		uint64_t sib = -(uint64_t)((sts < ts) |
+					   ((sts == ts) & (int)(j & 1)));
+
+		ts = (int64_t)(((uint64_t)sts & sib) | ((uint64_t)ts & ~sib));
+		qi = (uint32_t)((sqi & sib) | (qi & ~sib));
+		t[j >> 1] = (struct merge_node){ ts, qi };
+	}
+	return (struct merge_node){ ts, qi };
+}
+
+/* Makes the tree of heads cover n queues (the first m->nq exist). */
+static int tree_reserve(struct merge *m, size_t n)
+{
+	size_t leaves = m->leaves ? m->leaves : 1, j;
+	struct merge_node *t;
+
+	while (leaves < n)
+		leaves *= 2;
+	if (leaves == m->leaves)
+		return 0;
+	t = malloc(2 * leaves * sizeof(*t));
+	if (!t)
+		return -1;
+	for (j = 0; j < leaves; j++)
+		t[leaves + j] = (struct merge_node){
+			j < m->nq ? head_ts(&m->q[j]) : INT64_MAX, (uint32_t)j
+		};
+	for (j = leaves - 1; j >= 1; j--)
+		t[j] = t[2 * j + 1].ts < t[2 * j].ts ? t[2 * j + 1] : t[2 * j];
+	free(m->tree);
+	m->tree = t;
+	m->leaves = leaves;
+	return 0;
 }
 
 long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
@@ -52,17 +105,17 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 	if (m->nq == m->capq) {
 		size_t cap = m->capq ? m->capq * 2 : 16;
 		struct cpu_queue *q = realloc(m->q, cap * sizeof(*q));
-		struct merge_head *h = q ? realloc(m->heads, cap * sizeof(*h)) :
-					   NULL;
 
-		if (q)
-			m->q = q; /* bigger, even if heads fails */
-		if (!h) {
+		if (!q) {
 			hmap_remove(&m->idx, &key);
 			return -1;
 		}
-		m->heads = h;
+		m->q = q;
 		m->capq = cap;
+	}
+	if (tree_reserve(m, m->nq + 1)) {
+		hmap_remove(&m->idx, &key);
+		return -1;
 	}
 	m->q[m->nq] = (struct cpu_queue){ .machine = machine, .cpu = cpu,
 					  .last = INT64_MIN };
@@ -109,23 +162,6 @@ static inline void put(struct merge *m, struct cpu_queue *q, size_t pos,
 		m->reordered++;
 	}
 	q->last = d->ts;
-}
-
-/* (ts, qi) comes before h in the heads' order. */
-static inline bool head_before(int64_t ts, size_t qi,
-			       const struct merge_head *h)
-{
-	return ts < h->ts || (ts == h->ts && qi < h->qi);
-}
-
-/* Queue qi, empty until now, has its first event at ts. */
-static void heads_insert(struct merge *m, size_t qi, int64_t ts)
-{
-	size_t k = m->nheads++;
-
-	for (; k && head_before(ts, qi, &m->heads[k - 1]); k--)
-		m->heads[k] = m->heads[k - 1];
-	m->heads[k] = (struct merge_head){ ts, qi };
 }
 
 /* The time of run r's next event, INT64_MAX when it has none. */
@@ -218,8 +254,9 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		t[b] = next_ts(rv, rn, pos, b);
 	}
 queued:
-	if (!q->n)
-		heads_insert(m, qi, q->v[q->head].ts);
+	if (!q->n) /* a new head */
+		replay(m->tree, m->leaves + qi, q->v[q->head].ts,
+		       (uint32_t)qi);
 	q->n += total;
 	m->pending += total;
 	if (q->last > m->max_ts)
@@ -245,77 +282,105 @@ static int64_t watermark(const struct merge *m)
 
 void merge_begin(struct merge *m, bool all, struct merge_walk *w)
 {
-	memset(w, 0, sizeof(*w));
+	w->cur = SIZE_MAX;
 	w->wm = all ? INT64_MAX : watermark(m);
+}
+
+/* The earliest head of the queues other than leaf j's. */
+static inline int64_t others_first(const struct merge_node *t, size_t j)
+{
+	int64_t low = INT64_MAX;
+
+	for (; j > 1; j >>= 1)
+		if (t[j ^ 1].ts < low)
+			low = t[j ^ 1].ts;
+	return low;
+}
+
+/* A run of queue qi, which goes on: its events up to the others' first
+ * head and the watermark, at most max - k, into out from k on. Returns
+ * the new k. */
+static size_t take_run(struct merge *m, size_t qi, int64_t wm,
+		       struct merge_ev *out, size_t k, size_t max)
+{
+	struct cpu_queue *q = &m->q[qi];
+	int64_t stop = others_first(m->tree, m->leaves + qi);
+	const struct rev *v = q->v;
+	size_t head = q->head, n = q->n, mask = q->cap - 1;
+
+	if (wm < stop)
+		stop = wm;
+	while (n && k < max && v[head].ts <= stop) {
+		out[k].e = &v[head];
+		out[k++].qi = qi;
+		head = (head + 1) & mask;
+		n--;
+	}
+	q->head = head;
+	q->n = n;
+	return k;
 }
 
 size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 		  size_t max)
 {
-	struct merge_head *h = m->heads;
-	size_t k = 0, nh = m->nheads, qi, n, head, mask, i;
-	int64_t wm = w->wm, stop, ts;
-	const struct rev *v;
-	struct cpu_queue *q;
+	struct merge_node *t = m->tree, root;
+	struct cpu_queue *qs = m->q;
+	size_t k = 0, left = m->pending, leaves = m->leaves, cur = w->cur, b;
+	size_t run = 0, capped;
+	int64_t wm = w->wm, cts;
 
-	/* the queues with events are h[0..nh), by head time then index: the
-	 * first is the one the earliest event is in (the first of equals),
-	 * the second's head the least of the others'; a turn takes the
-	 * first one's events up to the second's head (or the watermark) */
+	if (!left || !max)
+		return 0;
+	/* over the cap while k < capped: the oldest go whatever the
+	 * watermark */
+	capped = left > m->max_pending ? left - m->max_pending : 0;
+	/* root: the least (head time, index); cts: the head time of cur,
+	 * the queue of the last event, which goes on when no later */
+	root = t[1];
+	if (cur == SIZE_MAX)
+		cur = root.qi;
+	cts = t[leaves + cur].ts;
 	while (k < max) {
-		if (w->q) { /* a turn cut by the end of the last batch */
-			q = w->q;
-			qi = w->qi;
-			stop = w->stop;
-			w->q = NULL;
-		} else {
-			int64_t best, second;
-			bool over;
+		struct cpu_queue *q;
+		const struct rev *v;
+		size_t head, n;
+		int64_t next;
 
-			if (!nh)
+		b = cts == root.ts ? cur : root.qi;
+		if (root.ts > wm && k >= capped)
+			break;
+		q = &qs[b];
+		if (!q->n) { /* the events left are all at INT64_MAX */
+			if (k == left)
 				break;
-			best = h[0].ts;
-			second = nh > 1 ? h[1].ts : INT64_MAX;
-			over = m->pending - k > m->max_pending;
-			if (best > wm && !over)
-				break;
-			/* over the cap: the oldest go whatever the watermark */
-			stop = over || second < wm ? second : wm;
-			if (stop < best)
-				stop = best;
-			qi = h[0].qi;
-			q = &m->q[qi];
+			for (b = 0; !qs[b].n; b++)
+				;
+			q = &qs[b];
+		}
+		/* a queue that went on twice may have a long run: taken up
+		 * to the others' first head without replays (run counts
+		 * without a branch: which queue comes is not predictable) */
+		run = (run + 1) & -(size_t)(b == cur);
+		if (run > 2 && k >= capped) {
+			k = take_run(m, b, wm, out, k, max);
+		} else {
+			v = q->v;
+			head = q->head;
+			n = q->n - 1;
+			out[k].e = &v[head];
+			out[k++].qi = b;
+			q->head = head = (head + 1) & (q->cap - 1);
+			q->n = n;
 		}
 		v = q->v;
-		head = q->head;
-		n = q->n;
-		mask = q->cap - 1;
-		/* at a turn's start its first event, the best, is in */
-		while (n && k < max && v[head].ts <= stop) {
-			out[k].e = &v[head];
-			out[k++].qi = qi;
-			head = (head + 1) & mask;
-			n--;
-		}
-		q->head = head;
-		q->n = n;
-		if (n && v[head].ts <= stop) { /* the batch is full */
-			w->q = q;
-			w->qi = qi;
-			w->stop = stop;
-			break;
-		}
-		/* the queue to its new place among the heads, or out */
-		if (!n) {
-			memmove(h, h + 1, --nh * sizeof(*h));
-			continue;
-		}
-		ts = v[head].ts;
-		for (i = 0; i + 1 < nh && !head_before(ts, qi, &h[i + 1]); i++)
-			h[i] = h[i + 1];
-		h[i] = (struct merge_head){ ts, qi };
+		/* read even past the end (the ring has room): no branch */
+		next = v[q->head].ts;
+		cts = q->n ? next : INT64_MAX;
+		root = replay(t, leaves + b, cts, (uint32_t)b);
+		cur = b;
 	}
-	m->nheads = nh;
+	w->cur = cur;
 	m->pending -= k;
 	/* times only grow: the last taken is the latest */
 	if (k && out[k - 1].e->ts > m->released)

@@ -37,19 +37,25 @@ struct cpu_queue {
 	uint32_t machine, cpu;
 };
 
-/* A queue with events, in the order of heads (merge_take). */
-struct merge_head {
-	int64_t ts;          /* the time of its first event */
-	size_t qi;
+/* A node of the tournament tree over the queues (struct merge): the
+ * queue whose head comes first in its subtree, and that head's time. */
+struct merge_node {
+	int64_t ts;          /* INT64_MAX: no event (or one at INT64_MAX) */
+	uint32_t qi;
 };
 
 struct merge {
 	struct cpu_queue *q;
 	size_t nq, capq;
-	/* the queues with events by (head time, index): the next run comes
-	 * from the first, up to the second's head */
-	struct merge_head *heads;
-	size_t nheads;
+	/* A winner tree of the queues' heads: leaf i (tree[leaves + i]) is
+	 * queue i's head time, INT64_MAX when it has none; node j < leaves
+	 * holds the first of its children 2j and 2j + 1 (the left one on
+	 * equal times: the least index), node 1 the first of all. Taking an
+	 * event replays one leaf's path, log2(leaves) steps without branches.
+	 * leaves is a power of two, at least nq; the padding leaves have no
+	 * event. */
+	struct merge_node *tree;
+	size_t leaves;
 	struct hmap idx;     /* (machine, cpu) -> queue index */
 	size_t pending;
 	size_t max_pending;  /* MERGE_MAX_PENDING (tests lower it) */
@@ -71,14 +77,15 @@ struct merge {
  *		for (i = 0; i < n; i++)
  *			... ev[i].e, of queue ev[i].qi ...
  *
- * Each turn takes events from the queue with the earliest head, up to
- * the next queue's head time (or the watermark); a turn cut by the end
- * of a batch goes on in the next. The events stay valid until the next
- * merge_push; nothing may be pushed during a walk. */
+ * The order: the queue of the last event taken goes on while its head is
+ * no later than every other queue's; otherwise the next event is the
+ * head of the least (time, queue index). A new walk starts with the
+ * latter. A walk stops at the first event later than the watermark,
+ * unless more than max_pending events wait: then the earliest go anyway.
+ * The events stay valid until the next merge_push; nothing may be pushed
+ * during a walk. */
 struct merge_walk {
-	struct cpu_queue *q;   /* the queue of this turn, NULL: none */
-	size_t qi;
-	int64_t stop;          /* its events up to this time go in the turn */
+	size_t cur;            /* the queue of the last event, SIZE_MAX: none */
 	int64_t wm;            /* the watermark of the walk */
 };
 
