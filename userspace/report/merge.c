@@ -38,32 +38,101 @@ void merge_free(struct merge *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* The time of q's first event, INT64_MAX when it has none. */
-static inline int64_t head_ts(const struct cpu_queue *q)
+/* A node of the tree: the key of a queue's head, (time, index) in one
+ * number, so that one comparison orders two heads; a queue without
+ * events has the key of (INT64_MAX, 2^32 + index), after every event. */
+#ifdef __SIZEOF_INT128__
+typedef __int128 merge_key;
+
+static inline merge_key key_of(int64_t ts, uint64_t qi)
 {
-	return q->n ? q->v[q->head].ts : INT64_MAX;
+	/* two's complement (GCC and clang convert modulo 2^128) */
+	return (merge_key)((unsigned __int128)(uint64_t)ts << 64 | qi);
 }
 
-/* Sets leaf j of tree t (queue qi) to ts and replays its path up to the
- * root: each node on it the first of its children. Returns the root. */
-static inline struct merge_node replay(struct merge_node *t, size_t j,
-				       int64_t ts, uint32_t qi)
+static inline int64_t key_ts(merge_key k)
 {
-	t[j] = (struct merge_node){ ts, qi };
-	for (; j > 1; j >>= 1) {
-		int64_t sts = t[j ^ 1].ts;
-		uint32_t sqi = t[j ^ 1].qi;
-		/* all ones when the sibling goes first: earlier, or as early
-		 * and on the left (j odd: j is the right child); a mask, not
-		 * a branch, as which one wins is not predictable */
-		uint64_t sib = -(uint64_t)((sts < ts) |
-					   ((sts == ts) & (int)(j & 1)));
+	return (int64_t)(k >> 64);
+}
 
-		ts = (int64_t)(((uint64_t)sts & sib) | ((uint64_t)ts & ~sib));
-		qi = (uint32_t)((sqi & sib) | (qi & ~sib));
-		t[j >> 1] = (struct merge_node){ ts, qi };
+static inline uint64_t key_low(merge_key k)
+{
+	return (uint64_t)k;
+}
+
+static inline bool key_less(merge_key a, merge_key b)
+{
+	return a < b;
+}
+#else
+typedef struct {
+	int64_t ts;
+	uint64_t low;
+} merge_key;
+
+static inline merge_key key_of(int64_t ts, uint64_t qi)
+{
+	return (merge_key){ ts, qi };
+}
+
+static inline int64_t key_ts(merge_key k)
+{
+	return k.ts;
+}
+
+static inline uint64_t key_low(merge_key k)
+{
+	return k.low;
+}
+
+static inline bool key_less(merge_key a, merge_key b)
+{
+	return a.ts < b.ts || (a.ts == b.ts && a.low < b.low);
+}
+#endif
+
+struct merge_node {
+	merge_key key;
+};
+
+#define NO_EVENT ((uint64_t)1 << 32)
+
+/* The key of queue qi's head. */
+static inline merge_key head_key(const struct cpu_queue *q, size_t qi)
+{
+	return q->p < q->end ? key_of(q->p->ts, qi) :
+			       key_of(INT64_MAX, NO_EVENT + qi);
+}
+
+/* Sets q's next events in a row from head and n. */
+static void stretch(struct cpu_queue *q)
+{
+	size_t n = q->cap - q->head < q->n ? q->cap - q->head : q->n;
+
+	q->p = q->v + q->head;
+	q->end = q->p + n;
+}
+
+/* Sets leaf j of tree t to key x and replays its path up to the root:
+ * each node on it the least of its children. Returns the root; *others
+ * the earliest head time of the other leaves (the least of the nodes
+ * beside the path). */
+static inline merge_key replay(struct merge_node *t, size_t j, merge_key x,
+			       int64_t *others)
+{
+	int64_t low = INT64_MAX;
+
+	t[j].key = x;
+	for (; j > 1; j >>= 1) {
+		merge_key s = t[j ^ 1].key;
+
+		/* selects, not branches: which wins is not predictable */
+		low = key_ts(s) < low ? key_ts(s) : low;
+		x = key_less(s, x) ? s : x;
+		t[j >> 1].key = x;
 	}
-	return (struct merge_node){ ts, qi };
+	*others = low;
+	return x;
 }
 
 /* Makes the tree of heads cover n queues (the first m->nq exist). */
@@ -80,11 +149,11 @@ static int tree_reserve(struct merge *m, size_t n)
 	if (!t)
 		return -1;
 	for (j = 0; j < leaves; j++)
-		t[leaves + j] = (struct merge_node){
-			j < m->nq ? head_ts(&m->q[j]) : INT64_MAX, (uint32_t)j
-		};
+		t[leaves + j].key = j < m->nq ? head_key(&m->q[j], j) :
+						key_of(INT64_MAX, NO_EVENT + j);
 	for (j = leaves - 1; j >= 1; j--)
-		t[j] = t[2 * j + 1].ts < t[2 * j].ts ? t[2 * j + 1] : t[2 * j];
+		t[j] = key_less(t[2 * j + 1].key, t[2 * j].key) ? t[2 * j + 1] :
+								  t[2 * j];
 	free(m->tree);
 	m->tree = t;
 	m->leaves = leaves;
@@ -224,7 +293,7 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 	const struct rev *rv[MERGE_MAX_RUNS] = { 0 };
 	size_t rn[MERGE_MAX_RUNS] = { 0 }, pos[MERGE_MAX_RUNS] = { 0 };
 	size_t total = 0, start, i, r;
-	int64_t t[MERGE_MAX_RUNS];
+	int64_t t[MERGE_MAX_RUNS], low;
 
 	for (r = 0; r < k && r < MERGE_MAX_RUNS; r++) {
 		rv[r] = v[r];
@@ -254,10 +323,10 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		t[b] = next_ts(rv, rn, pos, b);
 	}
 queued:
-	if (!q->n) /* a new head */
-		replay(m->tree, m->leaves + qi, q->v[q->head].ts,
-		       (uint32_t)qi);
 	q->n += total;
+	stretch(q);
+	if (q->n == total) /* a new head */
+		replay(m->tree, m->leaves + qi, head_key(q, qi), &low);
 	m->pending += total;
 	if (q->last > m->max_ts)
 		m->max_ts = q->last;
@@ -286,30 +355,27 @@ void merge_begin(struct merge *m, bool all, struct merge_walk *w)
 	w->wm = all ? INT64_MAX : watermark(m);
 }
 
-/* The earliest head of the queues other than leaf j's. */
+/* The earliest head time of the queues other than leaf j's. */
 static inline int64_t others_first(const struct merge_node *t, size_t j)
 {
 	int64_t low = INT64_MAX;
 
 	for (; j > 1; j >>= 1)
-		if (t[j ^ 1].ts < low)
-			low = t[j ^ 1].ts;
+		if (key_ts(t[j ^ 1].key) < low)
+			low = key_ts(t[j ^ 1].key);
 	return low;
 }
 
-/* A run of queue qi, which goes on: its events up to the others' first
- * head and the watermark, at most max - k, into out from k on. Returns
- * the new k. */
-static size_t take_run(struct merge *m, size_t qi, int64_t wm,
+/* A run of queue qi, which goes on: its events up to stop (the others'
+ * first head or the watermark), at most max - k, into out from k on.
+ * Returns the new k. */
+__attribute__((noinline)) /* rare with fine interleaving */
+static size_t take_run(struct cpu_queue *q, size_t qi, int64_t stop,
 		       struct merge_ev *out, size_t k, size_t max)
 {
-	struct cpu_queue *q = &m->q[qi];
-	int64_t stop = others_first(m->tree, m->leaves + qi);
 	const struct rev *v = q->v;
 	size_t head = q->head, n = q->n, mask = q->cap - 1;
 
-	if (wm < stop)
-		stop = wm;
 	while (n && k < max && v[head].ts <= stop) {
 		out[k].e = &v[head];
 		out[k++].qi = qi;
@@ -318,67 +384,66 @@ static size_t take_run(struct merge *m, size_t qi, int64_t wm,
 	}
 	q->head = head;
 	q->n = n;
+	stretch(q);
 	return k;
 }
 
 size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 		  size_t max)
 {
-	struct merge_node *t = m->tree, root;
+	struct merge_node *t = m->tree;
 	struct cpu_queue *qs = m->q;
 	size_t k = 0, left = m->pending, leaves = m->leaves, cur = w->cur, b;
-	size_t run = 0, capped;
-	int64_t wm = w->wm, cts;
+	size_t run = 0, capped, go;
+	int64_t wm = w->wm, others = INT64_MIN;
+	merge_key root, ck;
 
 	if (!left || !max)
 		return 0;
 	/* over the cap while k < capped: the oldest go whatever the
 	 * watermark */
 	capped = left > m->max_pending ? left - m->max_pending : 0;
-	/* root: the least (head time, index); cts: the head time of cur,
-	 * the queue of the last event, which goes on when no later */
-	root = t[1];
-	if (cur == SIZE_MAX)
-		cur = root.qi;
-	cts = t[leaves + cur].ts;
-	while (k < max) {
-		struct cpu_queue *q;
-		const struct rev *v;
-		size_t head, n;
-		int64_t next;
+	/* b: the queue of the next event, the least key's (the root's) or
+	 * cur's, the queue of the last event, which goes on while it has
+	 * events no later than the others' first (go) */
+	root = t[1].key;
+	b = (uint32_t)key_low(root);
+	if (cur != SIZE_MAX && qs[cur].n &&
+	    key_ts(t[leaves + cur].key) <= others_first(t, leaves + cur))
+		b = cur;
+	/* the root's time is b's head's: the earliest */
+	while (k < max && k < left &&
+	       (key_ts(root) <= wm || k < capped)) {
+		struct cpu_queue *q = &qs[b];
+		const struct rev *p;
 
-		b = cts == root.ts ? cur : root.qi;
-		if (root.ts > wm && k >= capped)
-			break;
-		q = &qs[b];
-		if (!q->n) { /* the events left are all at INT64_MAX */
-			if (k == left)
-				break;
-			for (b = 0; !qs[b].n; b++)
-				;
-			q = &qs[b];
-		}
-		/* a queue that went on twice may have a long run: taken up
-		 * to the others' first head without replays (run counts
-		 * without a branch: which queue comes is not predictable) */
-		run = (run + 1) & -(size_t)(b == cur);
 		if (run > 2 && k >= capped) {
-			k = take_run(m, b, wm, out, k, max);
+			/* a queue that went on twice may have a long run:
+			 * taken up to the others' first head */
+			k = take_run(q, b, others < wm ? others : wm, out, k,
+				     max);
+			ck = head_key(q, b);
 		} else {
-			v = q->v;
-			head = q->head;
-			n = q->n - 1;
-			out[k].e = &v[head];
+			p = q->p;
+			out[k].e = p++;
 			out[k++].qi = b;
-			q->head = head = (head + 1) & (q->cap - 1);
-			q->n = n;
+			q->head = (q->head + 1) & (q->cap - 1);
+			q->n--;
+			if (p == q->end) { /* the ring wraps, or it is empty */
+				stretch(q);
+				ck = head_key(q, b);
+			} else {
+				q->p = p;
+				ck = key_of(p->ts, b);
+			}
 		}
-		v = q->v;
-		/* read even past the end (the ring has room): no branch */
-		next = v[q->head].ts;
-		cts = q->n ? next : INT64_MAX;
-		root = replay(t, leaves + b, cts, (uint32_t)b);
+		root = replay(t, leaves + b, ck, &others);
 		cur = b;
+		/* b goes on, or the root's queue: masks, not branches, as
+		 * which comes is not predictable */
+		go = -(size_t)((key_ts(ck) <= others) & (q->n != 0));
+		b = (uint32_t)key_low(root) ^ ((b ^ (uint32_t)key_low(root)) & go);
+		run = (run + 1) & go;
 	}
 	w->cur = cur;
 	m->pending -= k;

@@ -31,29 +31,25 @@
 #define MERGE_MAX_PENDING (8u << 20)
 
 struct cpu_queue {
+	/* its next events, in a row in the ring: [p, end) (p == end: none) */
+	const struct rev *p, *end;
 	struct rev *v;       /* ring of cap (a power of two) events */
 	size_t head, n, cap;
 	int64_t last;        /* time of the latest event queued */
 	uint32_t machine, cpu;
 };
 
-/* A node of the tournament tree over the queues (struct merge): the
- * queue whose head comes first in its subtree, and that head's time. */
-struct merge_node {
-	int64_t ts;          /* INT64_MAX: no event (or one at INT64_MAX) */
-	uint32_t qi;
-};
+struct merge_node;
 
 struct merge {
 	struct cpu_queue *q;
 	size_t nq, capq;
-	/* A winner tree of the queues' heads: leaf i (tree[leaves + i]) is
-	 * queue i's head time, INT64_MAX when it has none; node j < leaves
-	 * holds the first of its children 2j and 2j + 1 (the left one on
-	 * equal times: the least index), node 1 the first of all. Taking an
-	 * event replays one leaf's path, log2(leaves) steps without branches.
-	 * leaves is a power of two, at least nq; the padding leaves have no
-	 * event. */
+	/* A winner tree of the queues' heads (merge.c): leaf i, at
+	 * tree[leaves + i], is queue i's (head time, i), after every event
+	 * when it has none; node j < leaves the least of its children 2j and
+	 * 2j + 1; node 1 the least of all. Taking an event replays one
+	 * leaf's path, log2(leaves) steps without branches. leaves is a
+	 * power of two, at least nq; the padding leaves have no event. */
 	struct merge_node *tree;
 	size_t leaves;
 	struct hmap idx;     /* (machine, cpu) -> queue index */
