@@ -104,13 +104,26 @@ static inline merge_key head_key(const struct cpu_queue *q, size_t qi)
 			       key_of(INT64_MAX, NO_EVENT + qi);
 }
 
-/* Sets q's next events in a row from head and n. */
-static void stretch(struct cpu_queue *q)
+/* How many events q holds. */
+static inline size_t q_count(const struct cpu_queue *q)
 {
-	size_t n = q->cap - q->head < q->n ? q->cap - q->head : q->n;
+	return q->cap ? (size_t)(q->end - q->p) + q->rest : 0;
+}
 
-	q->p = q->v + q->head;
-	q->end = q->p + n;
+/* The ring slot of q's first event. */
+static inline size_t q_head(const struct cpu_queue *q)
+{
+	return q->cap ? (size_t)(q->p - q->v) & (q->cap - 1) : 0;
+}
+
+/* q holds n events from ring slot head on. */
+static void q_set(struct cpu_queue *q, size_t head, size_t n)
+{
+	size_t row = q->cap - head < n ? q->cap - head : n;
+
+	q->p = q->v + head;
+	q->end = q->p + row;
+	q->rest = n - row;
 }
 
 /* Sets leaf j of tree t to key x and replays its path up to the root:
@@ -195,22 +208,23 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 /* Makes room for n more events in q. */
 static int reserve(struct cpu_queue *q, size_t n)
 {
-	size_t cap = q->cap ? q->cap : 1024, i;
+	size_t cap = q->cap ? q->cap : 1024, have = q_count(q), head, i;
 	struct rev *v;
 
-	if (q->n + n <= q->cap)
+	if (have + n <= q->cap)
 		return 0;
-	while (cap < q->n + n)
+	while (cap < have + n)
 		cap *= 2;
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -1;
-	for (i = 0; i < q->n; i++)
-		v[i] = q->v[(q->head + i) & (q->cap - 1)];
+	head = q_head(q);
+	for (i = 0; i < have; i++)
+		v[i] = q->v[(head + i) & (q->cap - 1)];
 	free(q->v);
 	q->v = v;
 	q->cap = cap;
-	q->head = 0;
+	q_set(q, 0, have);
 	return 0;
 }
 
@@ -292,7 +306,7 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 	struct cpu_queue *q = &m->q[qi];
 	const struct rev *rv[MERGE_MAX_RUNS] = { 0 };
 	size_t rn[MERGE_MAX_RUNS] = { 0 }, pos[MERGE_MAX_RUNS] = { 0 };
-	size_t total = 0, start, i, r;
+	size_t total = 0, start, have, i, r;
 	int64_t t[MERGE_MAX_RUNS], low;
 
 	for (r = 0; r < k && r < MERGE_MAX_RUNS; r++) {
@@ -304,7 +318,8 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		return 0;
 	if (reserve(q, total))
 		return -1;
-	start = q->head + q->n;
+	have = q_count(q);
+	start = q_head(q) + have;
 	if (push_plain(m, q, start, rv, rn))
 		goto queued;
 	for (r = 0; r < MERGE_MAX_RUNS; r++)
@@ -323,9 +338,8 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		t[b] = next_ts(rv, rn, pos, b);
 	}
 queued:
-	q->n += total;
-	stretch(q);
-	if (q->n == total) /* a new head */
+	q_set(q, q_head(q), have + total);
+	if (!have) /* a new head */
 		replay(m->tree, m->leaves + qi, head_key(q, qi), &low);
 	m->pending += total;
 	if (q->last > m->max_ts)
@@ -374,7 +388,7 @@ static size_t take_run(struct cpu_queue *q, size_t qi, int64_t stop,
 		       struct merge_ev *out, size_t k, size_t max)
 {
 	const struct rev *v = q->v;
-	size_t head = q->head, n = q->n, mask = q->cap - 1;
+	size_t head = q_head(q), n = q_count(q), mask = q->cap - 1;
 
 	while (n && k < max && v[head].ts <= stop) {
 		out[k].e = &v[head];
@@ -382,9 +396,7 @@ static size_t take_run(struct cpu_queue *q, size_t qi, int64_t stop,
 		head = (head + 1) & mask;
 		n--;
 	}
-	q->head = head;
-	q->n = n;
-	stretch(q);
+	q_set(q, head, n);
 	return k;
 }
 
@@ -408,7 +420,7 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 	 * events no later than the others' first (go) */
 	root = t[1].key;
 	b = (uint32_t)key_low(root);
-	if (cur != SIZE_MAX && qs[cur].n &&
+	if (cur != SIZE_MAX && qs[cur].p != qs[cur].end &&
 	    key_ts(t[leaves + cur].key) <= others_first(t, leaves + cur))
 		b = cur;
 	/* the root's time is b's head's: the earliest */
@@ -416,6 +428,7 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 	       (key_ts(root) <= wm || k < capped)) {
 		struct cpu_queue *q = &qs[b];
 		const struct rev *p;
+		bool live = true;
 
 		if (run > 2 && k >= capped) {
 			/* a queue that went on twice may have a long run:
@@ -423,15 +436,17 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 			k = take_run(q, b, others < wm ? others : wm, out, k,
 				     max);
 			ck = head_key(q, b);
+			live = q->p != q->end;
 		} else {
 			p = q->p;
 			out[k].e = p++;
 			out[k++].qi = b;
-			q->head = (q->head + 1) & (q->cap - 1);
-			q->n--;
 			if (p == q->end) { /* the ring wraps, or it is empty */
-				stretch(q);
+				q->p = q->rest ? q->v : p;
+				q->end = q->p + q->rest;
+				q->rest = 0;
 				ck = head_key(q, b);
+				live = q->p != q->end;
 			} else {
 				q->p = p;
 				ck = key_of(p->ts, b);
@@ -441,7 +456,7 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 		cur = b;
 		/* b goes on, or the root's queue: masks, not branches, as
 		 * which comes is not predictable */
-		go = -(size_t)((key_ts(ck) <= others) & (q->n != 0));
+		go = -(size_t)((key_ts(ck) <= others) & live);
 		b = (uint32_t)key_low(root) ^ ((b ^ (uint32_t)key_low(root)) & go);
 		run = (run + 1) & go;
 	}

@@ -31,10 +31,12 @@
 #define MERGE_MAX_PENDING (8u << 20)
 
 struct cpu_queue {
-	/* its next events, in a row in the ring: [p, end) (p == end: none) */
+	/* its events: [p, end) in the ring, then rest more from the ring's
+	 * start (p == end: none) */
 	const struct rev *p, *end;
+	size_t rest;
 	struct rev *v;       /* ring of cap (a power of two) events */
-	size_t head, n, cap;
+	size_t cap;
 	int64_t last;        /* time of the latest event queued */
 	uint32_t machine, cpu;
 };
