@@ -424,8 +424,9 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 	    key_ts(t[leaves + cur].key) <= others_first(t, leaves + cur))
 		b = cur;
 	/* the root's time is b's head's: the earliest */
-	while (k < max && k < left &&
-	       (key_ts(root) <= wm || k < capped)) {
+	if (max > left)
+		max = left;
+	while (k < max && (key_ts(root) <= wm || k < capped)) {
 		struct cpu_queue *q = &qs[b];
 		const struct rev *p;
 		bool live = true;
