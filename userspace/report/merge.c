@@ -1,4 +1,15 @@
-/* Bounded-window k-way merge of per-CPU event queues (merge.h). */
+/* Bounded-window k-way merge of per-CPU event queues (merge.h), over a
+ * winner tree of the queues' heads.
+ *
+ * Example, 4 queues with heads at 7, 3, 3 and 9: the leaves are (7, 0),
+ * (3, 1), (3, 2), (9, 3); node 2, the least of the first two, is (3, 1),
+ * node 3 (3, 2), the root (3, 1): queue 1's event at 3 goes first. Its
+ * next is at 5: leaf (5, 1) replays node 2 = (5, 1) (against 7) and the
+ * root = (3, 2) (against node 3); the times beside the path, 7 and 3,
+ * are not all at 5 or later, so queue 1 does not go on: queue 2's event
+ * at 3 comes next. Had queue 1's next been at 3, it would have gone on
+ * (the current queue first on equal times), though its key is greater
+ * than queue 2's. */
 #include "report/merge.h"
 
 #include <stdlib.h>

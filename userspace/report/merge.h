@@ -15,7 +15,9 @@
  *
  * Example: CPU 0 has queued events at 10 and 30, CPU 1 at 20 and 25. The
  * watermark (the latest time seen being far ahead) is min(30, 25) = 25: 10, 20, 25 go out; 30 waits until CPU 1
- * reaches 30 or the window passes. */
+ * reaches 30 or the window passes. On equal times the CPU of the last
+ * event goes on: with CPU 0 at 5, CPU 1 at 3 and 5, the order is 3 and 5
+ * of CPU 1, then 5 of CPU 0. */
 #ifndef BTR_REPORT_MERGE_H
 #define BTR_REPORT_MERGE_H
 
