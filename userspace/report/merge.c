@@ -111,7 +111,7 @@ struct merge_node {
 /* The key of queue qi's head. */
 static inline merge_key head_key(const struct cpu_queue *q, size_t qi)
 {
-	return q->p < q->end ? key_of(q->p->ts, qi) :
+	return q->p != q->end ? key_of(q->p->ts, qi) :
 			       key_of(INT64_MAX, NO_EVENT + qi);
 }
 
