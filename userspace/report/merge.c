@@ -292,7 +292,12 @@ static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 
 		while (a < ae && b < be) {
 			bool tb = b->ts < a->ts;
-			const struct rev *src = tb ? b : a;
+			/* the earlier one by a mask, not a branch: which
+			 * run comes next is not predictable */
+			uintptr_t mb = -(uintptr_t)tb;
+			const struct rev *src =
+				(const struct rev *)(((uintptr_t)a & ~mb) |
+						     ((uintptr_t)b & mb));
 
 			if (src->ts > lim)
 				break;
