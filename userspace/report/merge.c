@@ -1,4 +1,15 @@
-/* Bounded-window k-way merge of per-CPU event queues (merge.h). */
+/* Bounded-window k-way merge of per-CPU event queues (merge.h), over a
+ * winner tree of the queues' heads.
+ *
+ * Example, 4 queues with heads at 7, 3, 3 and 9: the leaves are (7, 0),
+ * (3, 1), (3, 2), (9, 3); node 2, the least of the first two, is (3, 1),
+ * node 3 (3, 2), the root (3, 1): queue 1's event at 3 goes first. Its
+ * next is at 5: leaf (5, 1) replays node 2 = (5, 1) (against 7) and the
+ * root = (3, 2) (against node 3); the times beside the path, 7 and 3,
+ * are not all at 5 or later, so queue 1 does not go on: queue 2's event
+ * at 3 comes next. Had queue 1's next been at 3, it would have gone on
+ * (the current queue first on equal times), though its key is greater
+ * than queue 2's. */
 #include "report/merge.h"
 
 #include <stdlib.h>
@@ -10,6 +21,7 @@ void merge_init(struct merge *m)
 	hmap_init(&m->idx, 8, sizeof(uint32_t), hmap_random_seed());
 	m->max_ts = INT64_MIN;
 	m->released = INT64_MIN;
+	m->max_pending = MERGE_MAX_PENDING;
 }
 
 int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus)
@@ -32,9 +44,144 @@ void merge_free(struct merge *m)
 	for (i = 0; i < m->nq; i++)
 		free(m->q[i].v);
 	free(m->q);
-	free(m->heads);
+	free(m->tree);
 	hmap_free(&m->idx);
 	memset(m, 0, sizeof(*m));
+}
+
+/* A node of the tree: the key of a queue's head, (time, index) in one
+ * number, so that one comparison orders two heads; a queue without
+ * events has the key of (INT64_MAX, 2^32 + index), after every event. */
+#ifdef __SIZEOF_INT128__
+typedef __int128 merge_key;
+
+static inline merge_key key_of(int64_t ts, uint64_t qi)
+{
+	/* two's complement (GCC and clang convert modulo 2^128) */
+	return (merge_key)((unsigned __int128)(uint64_t)ts << 64 | qi);
+}
+
+static inline int64_t key_ts(merge_key k)
+{
+	return (int64_t)(k >> 64);
+}
+
+static inline uint64_t key_low(merge_key k)
+{
+	return (uint64_t)k;
+}
+
+static inline bool key_less(merge_key a, merge_key b)
+{
+	return a < b;
+}
+#else
+typedef struct {
+	int64_t ts;
+	uint64_t low;
+} merge_key;
+
+static inline merge_key key_of(int64_t ts, uint64_t qi)
+{
+	return (merge_key){ ts, qi };
+}
+
+static inline int64_t key_ts(merge_key k)
+{
+	return k.ts;
+}
+
+static inline uint64_t key_low(merge_key k)
+{
+	return k.low;
+}
+
+static inline bool key_less(merge_key a, merge_key b)
+{
+	return a.ts < b.ts || (a.ts == b.ts && a.low < b.low);
+}
+#endif
+
+struct merge_node {
+	merge_key key;
+};
+
+#define NO_EVENT ((uint64_t)1 << 32)
+
+/* The key of queue qi's head. */
+static inline merge_key head_key(const struct cpu_queue *q, size_t qi)
+{
+	return q->p != q->end ? key_of(q->p->ts, qi) :
+			       key_of(INT64_MAX, NO_EVENT + qi);
+}
+
+/* How many events q holds. */
+static inline size_t q_count(const struct cpu_queue *q)
+{
+	return q->cap ? (size_t)(q->end - q->p) + q->rest : 0;
+}
+
+/* The ring slot of q's first event. */
+static inline size_t q_head(const struct cpu_queue *q)
+{
+	return q->cap ? (size_t)(q->p - q->v) & (q->cap - 1) : 0;
+}
+
+/* q holds n events from ring slot head on. */
+static void q_set(struct cpu_queue *q, size_t head, size_t n)
+{
+	size_t row = q->cap - head < n ? q->cap - head : n;
+
+	q->p = q->v + head;
+	q->end = q->p + row;
+	q->rest = n - row;
+}
+
+/* Sets leaf j of tree t to key x and replays its path up to the root:
+ * each node on it the least of its children. Returns the root; *others
+ * the earliest head time of the other leaves (the least of the nodes
+ * beside the path). */
+static inline merge_key replay(struct merge_node *t, size_t j, merge_key x,
+			       int64_t *others)
+{
+	int64_t low = INT64_MAX;
+
+	t[j].key = x;
+	for (; j > 1; j >>= 1) {
+		merge_key s = t[j ^ 1].key;
+
+		/* selects, not branches: which wins is not predictable */
+		low = key_ts(s) < low ? key_ts(s) : low;
+		x = key_less(s, x) ? s : x;
+		t[j >> 1].key = x;
+	}
+	*others = low;
+	return x;
+}
+
+/* Makes the tree of heads cover n queues (the first m->nq exist). */
+static int tree_reserve(struct merge *m, size_t n)
+{
+	size_t leaves = m->leaves ? m->leaves : 1, j;
+	struct merge_node *t;
+
+	while (leaves < n)
+		leaves *= 2;
+	if (leaves == m->leaves)
+		return 0;
+	t = malloc(2 * leaves * sizeof(*t));
+	if (!t)
+		return -1;
+	for (j = 0; j < leaves; j++)
+		t[leaves + j].key = j < m->nq ? head_key(&m->q[j], j) :
+						key_of(INT64_MAX, NO_EVENT + j);
+	for (j = leaves - 1; j >= 1; j--)
+		t[j] = key_less(t[2 * j + 1].key, t[2 * j].key) ? t[2 * j + 1] :
+								  t[2 * j];
+	free(m->tree);
+	m->tree = t;
+	m->leaves = leaves;
+	return 0;
 }
 
 long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
@@ -51,17 +198,17 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 	if (m->nq == m->capq) {
 		size_t cap = m->capq ? m->capq * 2 : 16;
 		struct cpu_queue *q = realloc(m->q, cap * sizeof(*q));
-		struct merge_head *h = q ? realloc(m->heads, cap * sizeof(*h)) :
-					   NULL;
 
-		if (q)
-			m->q = q; /* bigger, even if heads fails */
-		if (!h) {
+		if (!q) {
 			hmap_remove(&m->idx, &key);
 			return -1;
 		}
-		m->heads = h;
+		m->q = q;
 		m->capq = cap;
+	}
+	if (tree_reserve(m, m->nq + 1)) {
+		hmap_remove(&m->idx, &key);
+		return -1;
 	}
 	m->q[m->nq] = (struct cpu_queue){ .machine = machine, .cpu = cpu,
 					  .last = INT64_MIN };
@@ -72,22 +219,23 @@ long merge_queue(struct merge *m, uint32_t machine, uint32_t cpu)
 /* Makes room for n more events in q. */
 static int reserve(struct cpu_queue *q, size_t n)
 {
-	size_t cap = q->cap ? q->cap : 1024, i;
+	size_t cap = q->cap ? q->cap : 1024, have = q_count(q), head, i;
 	struct rev *v;
 
-	if (q->n + n <= q->cap)
+	if (have + n <= q->cap)
 		return 0;
-	while (cap < q->n + n)
+	while (cap < have + n)
 		cap *= 2;
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -1;
-	for (i = 0; i < q->n; i++)
-		v[i] = q->v[(q->head + i) & (q->cap - 1)];
+	head = q_head(q);
+	for (i = 0; i < have; i++)
+		v[i] = q->v[(head + i) & (q->cap - 1)];
 	free(q->v);
 	q->v = v;
 	q->cap = cap;
-	q->head = 0;
+	q_set(q, 0, have);
 	return 0;
 }
 
@@ -108,23 +256,6 @@ static inline void put(struct merge *m, struct cpu_queue *q, size_t pos,
 		m->reordered++;
 	}
 	q->last = d->ts;
-}
-
-/* (ts, qi) comes before h in the heads' order. */
-static inline bool head_before(int64_t ts, size_t qi,
-			       const struct merge_head *h)
-{
-	return ts < h->ts || (ts == h->ts && qi < h->qi);
-}
-
-/* Queue qi, empty until now, has its first event at ts. */
-static void heads_insert(struct merge *m, size_t qi, int64_t ts)
-{
-	size_t k = m->nheads++;
-
-	for (; k && head_before(ts, qi, &m->heads[k - 1]); k--)
-		m->heads[k] = m->heads[k - 1];
-	m->heads[k] = (struct merge_head){ ts, qi };
 }
 
 /* The time of run r's next event, INT64_MAX when it has none. */
@@ -161,7 +292,12 @@ static bool push_plain(struct merge *m, struct cpu_queue *q, size_t pos,
 
 		while (a < ae && b < be) {
 			bool tb = b->ts < a->ts;
-			const struct rev *src = tb ? b : a;
+			/* the earlier one by a mask, not a branch: which
+			 * run comes next is not predictable */
+			uintptr_t mb = -(uintptr_t)tb;
+			const struct rev *src =
+				(const struct rev *)(((uintptr_t)a & ~mb) |
+						     ((uintptr_t)b & mb));
 
 			if (src->ts > lim)
 				break;
@@ -186,8 +322,8 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 	struct cpu_queue *q = &m->q[qi];
 	const struct rev *rv[MERGE_MAX_RUNS] = { 0 };
 	size_t rn[MERGE_MAX_RUNS] = { 0 }, pos[MERGE_MAX_RUNS] = { 0 };
-	size_t total = 0, start, i, r;
-	int64_t t[MERGE_MAX_RUNS];
+	size_t total = 0, start, have, i, r;
+	int64_t t[MERGE_MAX_RUNS], low;
 
 	for (r = 0; r < k && r < MERGE_MAX_RUNS; r++) {
 		rv[r] = v[r];
@@ -198,7 +334,8 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		return 0;
 	if (reserve(q, total))
 		return -1;
-	start = q->head + q->n;
+	have = q_count(q);
+	start = q_head(q) + have;
 	if (push_plain(m, q, start, rv, rn))
 		goto queued;
 	for (r = 0; r < MERGE_MAX_RUNS; r++)
@@ -217,9 +354,9 @@ int merge_push(struct merge *m, size_t qi, const struct rev *const *v,
 		t[b] = next_ts(rv, rn, pos, b);
 	}
 queued:
-	if (!q->n)
-		heads_insert(m, qi, q->v[q->head].ts);
-	q->n += total;
+	q_set(q, q_head(q), have + total);
+	if (!have) /* a new head */
+		replay(m->tree, m->leaves + qi, head_key(q, qi), &low);
 	m->pending += total;
 	if (q->last > m->max_ts)
 		m->max_ts = q->last;
@@ -244,77 +381,103 @@ static int64_t watermark(const struct merge *m)
 
 void merge_begin(struct merge *m, bool all, struct merge_walk *w)
 {
-	memset(w, 0, sizeof(*w));
+	w->cur = SIZE_MAX;
 	w->wm = all ? INT64_MAX : watermark(m);
+}
+
+/* The earliest head time of the queues other than leaf j's. */
+static inline int64_t others_first(const struct merge_node *t, size_t j)
+{
+	int64_t low = INT64_MAX;
+
+	for (; j > 1; j >>= 1)
+		if (key_ts(t[j ^ 1].key) < low)
+			low = key_ts(t[j ^ 1].key);
+	return low;
+}
+
+/* A run of queue qi, which goes on: its events up to stop (the others'
+ * first head or the watermark), at most max - k, into out from k on.
+ * Returns the new k. */
+__attribute__((noinline)) /* rare with fine interleaving */
+static size_t take_run(struct cpu_queue *q, size_t qi, int64_t stop,
+		       struct merge_ev *out, size_t k, size_t max)
+{
+	const struct rev *v = q->v;
+	size_t head = q_head(q), n = q_count(q), mask = q->cap - 1;
+
+	while (n && k < max && v[head].ts <= stop) {
+		out[k].e = &v[head];
+		out[k++].qi = qi;
+		head = (head + 1) & mask;
+		n--;
+	}
+	q_set(q, head, n);
+	return k;
 }
 
 size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 		  size_t max)
 {
-	struct merge_head *h = m->heads;
-	size_t k = 0, nh = m->nheads, qi, n, head, mask, i;
-	int64_t wm = w->wm, stop, ts;
-	const struct rev *v;
-	struct cpu_queue *q;
+	struct merge_node *t = m->tree;
+	struct cpu_queue *qs = m->q;
+	size_t k = 0, left = m->pending, leaves = m->leaves, cur = w->cur, b;
+	size_t run = 0, capped, go;
+	int64_t wm = w->wm, others = INT64_MIN;
+	merge_key root, ck;
 
-	/* the queues with events are h[0..nh), by head time then index: the
-	 * first is the one the earliest event is in (the first of equals),
-	 * the second's head the least of the others'; a turn takes the
-	 * first one's events up to the second's head (or the watermark) */
-	while (k < max) {
-		if (w->q) { /* a turn cut by the end of the last batch */
-			q = w->q;
-			qi = w->qi;
-			stop = w->stop;
-			w->q = NULL;
+	if (!left || !max)
+		return 0;
+	/* over the cap while k < capped: the oldest go whatever the
+	 * watermark */
+	capped = left > m->max_pending ? left - m->max_pending : 0;
+	/* b: the queue of the next event, the least key's (the root's) or
+	 * cur's, the queue of the last event, which goes on while it has
+	 * events no later than the others' first (go) */
+	root = t[1].key;
+	b = (uint32_t)key_low(root);
+	if (cur != SIZE_MAX && qs[cur].p != qs[cur].end &&
+	    key_ts(t[leaves + cur].key) <= others_first(t, leaves + cur))
+		b = cur;
+	/* the root's time is b's head's: the earliest */
+	if (max > left)
+		max = left;
+	while (k < max && (key_ts(root) <= wm || k < capped)) {
+		struct cpu_queue *q = &qs[b];
+		const struct rev *p;
+		bool live = true;
+
+		if (run > 2 && k >= capped) {
+			/* a queue that went on twice may have a long run:
+			 * taken up to the others' first head */
+			k = take_run(q, b, others < wm ? others : wm, out, k,
+				     max);
+			ck = head_key(q, b);
+			live = q->p != q->end;
 		} else {
-			int64_t best, second;
-			bool over;
-
-			if (!nh)
-				break;
-			best = h[0].ts;
-			second = nh > 1 ? h[1].ts : INT64_MAX;
-			over = m->pending - k > MERGE_MAX_PENDING;
-			if (best > wm && !over)
-				break;
-			/* over the cap: the oldest go whatever the watermark */
-			stop = over || second < wm ? second : wm;
-			if (stop < best)
-				stop = best;
-			qi = h[0].qi;
-			q = &m->q[qi];
+			p = q->p;
+			out[k].e = p++;
+			out[k++].qi = b;
+			if (p == q->end) { /* the ring wraps, or it is empty */
+				q->p = q->rest ? q->v : p;
+				q->end = q->p + q->rest;
+				q->rest = 0;
+				ck = head_key(q, b);
+				live = q->p != q->end;
+			} else {
+				q->p = p;
+				ck = key_of(p->ts, b);
+			}
 		}
-		v = q->v;
-		head = q->head;
-		n = q->n;
-		mask = q->cap - 1;
-		/* at a turn's start its first event, the best, is in */
-		while (n && k < max && v[head].ts <= stop) {
-			out[k].e = &v[head];
-			out[k++].qi = qi;
-			head = (head + 1) & mask;
-			n--;
-		}
-		q->head = head;
-		q->n = n;
-		if (n && v[head].ts <= stop) { /* the batch is full */
-			w->q = q;
-			w->qi = qi;
-			w->stop = stop;
-			break;
-		}
-		/* the queue to its new place among the heads, or out */
-		if (!n) {
-			memmove(h, h + 1, --nh * sizeof(*h));
-			continue;
-		}
-		ts = v[head].ts;
-		for (i = 0; i + 1 < nh && !head_before(ts, qi, &h[i + 1]); i++)
-			h[i] = h[i + 1];
-		h[i] = (struct merge_head){ ts, qi };
+		root = replay(t, leaves + b, ck, &others);
+		cur = b;
+		/* b goes on, or the root's queue: masks, not branches, as
+		 * which comes is not predictable */
+		go = -(size_t)((key_ts(ck) <= others) & live);
+		b = (uint32_t)key_low(root) ^ ((b ^ (uint32_t)key_low(root)) & go);
+		run = (run + 1) & go;
 	}
-	m->nheads = nh;
+	w->cur = cur;
 	m->pending -= k;
 	/* times only grow: the last taken is the latest */
 	if (k && out[k - 1].e->ts > m->released)

@@ -15,7 +15,9 @@
  *
  * Example: CPU 0 has queued events at 10 and 30, CPU 1 at 20 and 25. The
  * watermark (the latest time seen being far ahead) is min(30, 25) = 25: 10, 20, 25 go out; 30 waits until CPU 1
- * reaches 30 or the window passes. */
+ * reaches 30 or the window passes. On equal times the CPU of the last
+ * event goes on: with CPU 0 at 5, CPU 1 at 3 and 5, the order is 3 and 5
+ * of CPU 1, then 5 of CPU 0. */
 #ifndef BTR_REPORT_MERGE_H
 #define BTR_REPORT_MERGE_H
 
@@ -31,27 +33,32 @@
 #define MERGE_MAX_PENDING (8u << 20)
 
 struct cpu_queue {
+	/* its events: [p, end) in the ring, then rest more from the ring's
+	 * start (p == end: none) */
+	const struct rev *p, *end;
+	size_t rest;
 	struct rev *v;       /* ring of cap (a power of two) events */
-	size_t head, n, cap;
+	size_t cap;
 	int64_t last;        /* time of the latest event queued */
 	uint32_t machine, cpu;
 };
 
-/* A queue with events, in the order of heads (merge_take). */
-struct merge_head {
-	int64_t ts;          /* the time of its first event */
-	size_t qi;
-};
+struct merge_node;
 
 struct merge {
 	struct cpu_queue *q;
 	size_t nq, capq;
-	/* the queues with events by (head time, index): the next run comes
-	 * from the first, up to the second's head */
-	struct merge_head *heads;
-	size_t nheads;
+	/* A winner tree of the queues' heads (merge.c): leaf i, at
+	 * tree[leaves + i], is queue i's (head time, i), after every event
+	 * when it has none; node j < leaves the least of its children 2j and
+	 * 2j + 1; node 1 the least of all. Taking an event replays one
+	 * leaf's path, log2(leaves) steps without branches. leaves is a
+	 * power of two, at least nq; the padding leaves have no event. */
+	struct merge_node *tree;
+	size_t leaves;
 	struct hmap idx;     /* (machine, cpu) -> queue index */
 	size_t pending;
+	size_t max_pending;  /* MERGE_MAX_PENDING (tests lower it) */
 	int64_t max_ts;      /* latest time queued anywhere */
 	int64_t released;    /* latest time handed out */
 	bool cpus_declared;  /* by a SystemInfo: wait for each of them */
@@ -70,14 +77,15 @@ struct merge {
  *		for (i = 0; i < n; i++)
  *			... ev[i].e, of queue ev[i].qi ...
  *
- * Each turn takes events from the queue with the earliest head, up to
- * the next queue's head time (or the watermark); a turn cut by the end
- * of a batch goes on in the next. The events stay valid until the next
- * merge_push; nothing may be pushed during a walk. */
+ * The order: the queue of the last event taken goes on while its head is
+ * no later than every other queue's; otherwise the next event is the
+ * head of the least (time, queue index). A new walk starts with the
+ * latter. A walk stops at the first event later than the watermark,
+ * unless more than max_pending events wait: then the earliest go anyway.
+ * The events stay valid until the next merge_push; nothing may be pushed
+ * during a walk. */
 struct merge_walk {
-	struct cpu_queue *q;   /* the queue of this turn, NULL: none */
-	size_t qi;
-	int64_t stop;          /* its events up to this time go in the turn */
+	size_t cur;            /* the queue of the last event, SIZE_MAX: none */
 	int64_t wm;            /* the watermark of the walk */
 };
 
