@@ -190,7 +190,7 @@ static inline bool eight_bytes(const uint8_t *p, const uint8_t *end,
 {
 	if (end - p < 8)
 		return false;
-	*w = wire_load_le64(p);
+	*w = wire_load_le(p, 8);
 	return !(*w & 0x8080808080808080ull);
 }
 
@@ -219,7 +219,7 @@ static size_t column_pid(struct arr a, struct rev *e, size_t max)
 		(e)[7].f = val((w) >> 56);                                     \
 	} while (0)
 #define AS_STATE(b) ((uint16_t)(b))
-#define AS_NAME(b) (intern[b])
+#define AS_NAME(b) (intern[b]) /* the caller's intern table */
 
 static size_t column_state(struct arr a, struct rev *e, size_t max)
 {

@@ -167,30 +167,31 @@ static uint32_t thread_idx_slow(struct model *m, uint32_t machine, int32_t tid)
 	return n;
 }
 
-/* The index of thread (machine, tid), added when new; UINT32_MAX when out
- * of memory. A thread already in the direct table takes two loads. */
-static inline uint32_t thread_idx(struct model *m, uint32_t machine,
-				  int32_t tid)
-{
-	const uint32_t *t;
-	uint32_t v;
-
-	if (machine < TID_MACHINES && (uint32_t)tid < 1u << TID_BITS &&
-	    (t = m->direct[machine]) && (v = t[tid]))
-		return v - 1;
-	return thread_idx_slow(m, machine, tid);
-}
-
-/* thread_idx for an event of CPU c (of machine): one load when the thread
- * is in its machine's direct table. */
-static inline uint32_t thread_on(struct model *m, const struct cpu_stat *c,
+/* The index of thread (machine, tid), whose machine's direct table is t
+ * (NULL: none yet), added when new; UINT32_MAX when out of memory. One
+ * load when the thread is in t. */
+static inline uint32_t thread_in(struct model *m, const uint32_t *t,
 				 uint32_t machine, int32_t tid)
 {
 	uint32_t v;
 
-	if (c->tids && (uint32_t)tid < 1u << TID_BITS && (v = c->tids[tid]))
+	if (t && (uint32_t)tid < 1u << TID_BITS && (v = t[tid]))
 		return v - 1;
 	return thread_idx_slow(m, machine, tid);
+}
+
+static inline uint32_t thread_idx(struct model *m, uint32_t machine,
+				  int32_t tid)
+{
+	return thread_in(m, machine < TID_MACHINES ? m->direct[machine] : NULL,
+			 machine, tid);
+}
+
+/* thread_idx for an event of CPU c (of machine): its table is the CPU's. */
+static inline uint32_t thread_on(struct model *m, const struct cpu_stat *c,
+				 uint32_t machine, int32_t tid)
+{
+	return thread_in(m, c->tids, machine, tid);
 }
 
 static struct thread *thread_of(struct model *m, uint32_t machine, int32_t tid)

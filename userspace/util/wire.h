@@ -82,26 +82,15 @@ static inline bool wire_read_varint(const uint8_t **p, const uint8_t *end,
 	return n != 0;
 }
 
-/* Bytes p[0..4) and p[0..8) as little-endian numbers (byte i in bits
- * 8i..8i+7). */
-static inline uint32_t wire_load_le32(const uint8_t *p)
+/* Bytes p[0..n) (n <= 8, a constant) as a little-endian number: byte i
+ * in bits 8i..8i+7. */
+static inline uint64_t wire_load_le(const uint8_t *p, size_t n)
 {
-	uint32_t w;
+	uint64_t w = 0;
 
-	memcpy(&w, p, sizeof(w));
+	memcpy(&w, p, n);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap32(w);
-#endif
-	return w;
-}
-
-static inline uint64_t wire_load_le64(const uint8_t *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, sizeof(w));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
+	w = __builtin_bswap64(w); /* the n bytes were the high ones */
 #endif
 	return w;
 }
@@ -112,7 +101,7 @@ static inline uint64_t wire_load_le64(const uint8_t *p)
  * take one, two or three bytes in no predictable order (time deltas). */
 static inline size_t wire_read_varint3(const uint8_t *p, uint64_t *v)
 {
-	uint32_t w = wire_load_le32(p);
+	uint32_t w = (uint32_t)wire_load_le(p, 4);
 	uint32_t stop = ~w & 0x808080u;  /* bytes that end the varint */
 
 	if (!stop)
