@@ -109,11 +109,20 @@ static __always_inline bool kstack_cache_fits(void)
 #endif
 }
 
+/* A pointer stored in the scratch, read back as a number: the load must
+ * be made (volatile), or the compiler reuses the register that holds the
+ * pointer, and a verifier that does not keep the bounds of a spilled
+ * scalar (6.1) refuses the arithmetic on it. */
+static __always_inline __u64 kstack_number(const __u64 *v)
+{
+	return *(const volatile __u64 *)v;
+}
+
 /* The top of the current task's kernel stack (its pt_regs) as a number. */
 static __always_inline __u64 kstack_top(struct kstack_scratch *k)
 {
 	k->top.p = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	return k->top.v;
+	return kstack_number(&k->top.v);
 }
 
 /* The depth of the program's context below the top, 0 when unknown. */
@@ -123,10 +132,21 @@ static __always_inline __u64 kstack_depth(struct kstack_scratch *k,
 	__u64 sp;
 
 	k->sp.p = ctx;
-	sp = k->sp.v;
+	sp = kstack_number(&k->sp.v);
 	if (!top || sp >= top || top - sp > KSTACK_SCAN)
 		return 0;
 	return top - sp;
+}
+
+/* v, already tested to be below KSTACK_SCAN, as a number the verifier
+ * knows to be: the compiler may spill v before the test and test the
+ * reloaded copy, and 6.1's verifier forgets the bounds of a scalar
+ * spilled while unbounded; the mask (kept, as the compiler cannot see
+ * through the empty asm) bounds it wherever it is. */
+static __always_inline __u64 kstack_clamp(__u64 v)
+{
+	asm volatile("" : "+r"(v));
+	return v & (KSTACK_SCAN - 1);
 }
 
 /* The slot of frame i of e now, in bytes below the top, for a stack
@@ -141,9 +161,9 @@ static __always_inline __u64 kstack_slot(const struct kstack_entry *e,
 	off = e->off[i];
 	if ((__s32)i <= e->moving)
 		off += delta;
-	if (off < 8 || off > KSTACK_SCAN)
+	if (off < 8 || off >= KSTACK_SCAN)
 		return 0;
-	return (__u64)off;
+	return kstack_clamp((__u64)off);
 }
 
 /* The cached stack of the current thread when its slots still hold its
@@ -352,8 +372,9 @@ static __always_inline void kstack_fill(void *ctx, __u32 tid, const __u64 *ips,
 	 * own frame may be on a private stack) */
 	depth = kstack_depth(k, ctx, top);
 	size = depth & ~7ull;
-	if (size < 8 || size > KSTACK_SCAN)
+	if (size < 8 || size >= KSTACK_SCAN)
 		return;
+	size = kstack_clamp(size);
 	if (bpf_probe_read_kernel(k->words, size, (void *)(top - size)))
 		return;
 	__builtin_memcpy(k->e.ips, ips, sizeof(k->e.ips));

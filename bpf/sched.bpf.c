@@ -581,27 +581,42 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	return b->s.ips;
 }
 
+/* The switch record. Its own function, the reservation tested once
+ * right after it is made: 6.1's verifier does not know that a ring
+ * record it has seen non-NULL stays so, and a second test of the same
+ * pointer later (which the compiler emitted when the state was computed
+ * between the two) made it follow a path where the record is never
+ * submitted ("Unreleased reference"). */
+static __always_inline void switch_record(bool btf, struct btr_cpu_acct *a,
+					  __s64 report,
+					  struct task_struct *prev,
+					  struct task_struct *next)
+{
+	struct resv r = reserve(a, sizeof(struct btr_switch), BTR_REC_SWITCH);
+	struct btr_switch *e = (void *)r.rec;
+
+	if (!e)
+		return;
+	e->prev_state = report;
+	e->prev_pid = TREAD(btf, prev, pid);
+	e->prev_prio = TREAD(btf, prev, prio);
+	e->next_pid = TREAD(btf, next, pid);
+	e->next_prio = TREAD(btf, next, prio);
+	read_comm(btf, e->prev_comm, prev);
+	read_comm(btf, e->next_comm, next);
+	submit(r);
+}
+
 static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next, __u32 state)
 {
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_SWITCH);
-	struct resv r = reserve(a, sizeof(struct btr_switch), BTR_REC_SWITCH);
-	struct btr_switch *e = (void *)r.rec;
 	__s64 report = report_state(btf, preempt, state, prev);
 	const __u64 *st = NULL;
 	long ntaken = 0;
 
-	if (e) {
-		e->prev_state = report;
-		e->prev_pid = TREAD(btf, prev, pid);
-		e->prev_prio = TREAD(btf, prev, prio);
-		e->next_pid = TREAD(btf, next, pid);
-		e->next_prio = TREAD(btf, next, prio);
-		read_comm(btf, e->prev_comm, prev);
-		read_comm(btf, e->next_comm, next);
-		submit(r);
-	}
+	switch_record(btf, a, report, prev, next);
 	/* With --callstacks the stack is taken once, for both records. */
 	if (callstacks)
 		st = do_stack(ctx, prev, report, &ntaken);

@@ -82,6 +82,35 @@ static long long percpu_offset(const struct btf *btf, const char *name)
 	return -1;
 }
 
+/* The byte offset of member `name` in struct or union `t`, looked for
+ * in anonymous members too (6.2 to 6.14 keep the preempt count in an
+ * anonymous struct inside a union of struct pcpu_hot); -1 when absent. */
+static long long member_offset(const struct btf *btf, const struct btf_type *t,
+			       const char *name, int depth)
+{
+	const struct btf_member *m;
+	int i;
+
+	if (!t || !btf_is_composite(t) || depth > 8)
+		return -1;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		long long off = btf_member_bit_offset(t, i) / 8, in;
+
+		if (mn && *mn) {
+			if (!strcmp(mn, name))
+				return off;
+			continue;
+		}
+		in = member_offset(btf, btf__type_by_id(btf, m->type), name,
+				   depth + 1);
+		if (in >= 0)
+			return off + in;
+	}
+	return -1;
+}
+
 /* Where this CPU's preempt count is, from its runqueue: the distance
  * between __preempt_count (or pcpu_hot.preempt_count) and runqueues in the
  * per-CPU section; 0 when the kernel's BTF does not tell (x86 only: arm64
@@ -98,16 +127,10 @@ static long long preempt_count_from_rq(void)
 	pc = percpu_offset(btf, "__preempt_count");
 	id = btf__find_by_name_kind(btf, "pcpu_hot", BTF_KIND_STRUCT);
 	if (pc < 0 && id > 0 && (pc = percpu_offset(btf, "pcpu_hot")) >= 0) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_member *m = btf_members(t);
-		int i;
+		long long in = member_offset(btf, btf__type_by_id(btf, id),
+					     "preempt_count", 0);
 
-		for (i = 0; i < btf_vlen(t); i++, m++)
-			if (!strcmp(btf__name_by_offset(btf, m->name_off),
-				    "preempt_count"))
-				break;
-		pc = i < btf_vlen(t) ? pc + btf_member_bit_offset(t, i) / 8
-				     : -1;
+		pc = in >= 0 ? pc + in : -1;
 	}
 	btf__free(btf);
 	return rq >= 0 && pc >= 0 ? pc - rq : 0;
