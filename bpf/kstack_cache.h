@@ -101,7 +101,8 @@ static __always_inline struct kstack_scratch *kstack_scratch_get(void)
 static __always_inline bool kstack_cache_fits(void)
 {
 #if defined(__TARGET_ARCH_x86)
-	return bpf_core_enum_value_exists(enum bpf_func_id,
+	return use_kstack_cache &&
+	       bpf_core_enum_value_exists(enum bpf_func_id,
 					  BPF_FUNC_task_pt_regs) &&
 	       bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop);
 #else

@@ -51,6 +51,15 @@ struct task_struct___cpu {
  * count in thread_info. */
 const volatile __s64 pc_from_rq = 0;
 
+/* Which of the newer paths to take, set by userspace from the kernel's
+ * BTF (record/kfeatures.c) less the fallbacks a test forces: each is
+ * also guarded by a CO-RE check here, so that code for a helper the
+ * kernel lacks is removed before the verifier sees it. */
+const volatile bool use_rdonly_cast = false; /* 6.2 */
+const volatile bool use_user_walk = false;   /* 5.17: bpf_loop */
+const volatile bool use_kstack_cache = false;
+const volatile bool use_tai = false;         /* 6.1 */
+
 /* Kernels since 6.2 let a tp_btf program read kernel memory it has an
  * address of as a typed object (faults read as 0): the preempt count as
  * the int at the start of a struct refcount_struct (the cast wants a
@@ -89,7 +98,7 @@ static __always_inline __u16 irq_flags(bool btf, struct btr_cpu_acct *a)
 			return 0;
 		a->pc_addr = (__u64)rq + pc_from_rq;
 	}
-	if (btf && bpf_rdonly_cast) {
+	if (btf && use_rdonly_cast && bpf_rdonly_cast) {
 		struct refcount_struct *c = bpf_rdonly_cast(
 			(void *)a->pc_addr,
 			bpf_core_type_id_kernel(struct refcount_struct));
@@ -445,7 +454,8 @@ static __always_inline bool user_walk_fits(void)
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs;
 
-	if (!bpf_core_enum_value_exists(enum bpf_func_id,
+	if (!use_user_walk ||
+	    !bpf_core_enum_value_exists(enum bpf_func_id,
 					BPF_FUNC_task_pt_regs) ||
 	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop))
 		return false;
@@ -792,8 +802,8 @@ int BPF_PROG(clock_sync, __u64 seq)
 	e->h.ts = bpf_ktime_get_boot_ns();
 	e->mono = bpf_ktime_get_ns();
 	e->tai = 0;
-	if (bpf_core_enum_value_exists(enum bpf_func_id,
-				       BPF_FUNC_ktime_get_tai_ns))
+	if (use_tai && bpf_core_enum_value_exists(enum bpf_func_id,
+						  BPF_FUNC_ktime_get_tai_ns))
 		e->tai = bpf_ktime_get_tai_ns();
 	e->boot_after = bpf_ktime_get_boot_ns();
 	e->seq = seq;

@@ -180,7 +180,45 @@ check_cpu_order() {
 	# silently: this kernel has BTF, so tp_btf must load
 	run "$BTR" -v -d 0.2 -o "$TMP/t.pb"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"ring each online one, tp_btf"* ]]
+	if fallback_forced raw-tp; then
+		[[ "$output" == *"ring each online one, raw tracepoints"* ]]
+		[[ "$output" == *"tp_btf programs (since 5.5): no, forced by --fallback"* ]]
+	else
+		[[ "$output" == *"ring each online one, tp_btf"* ]]
+		[[ "$output" == *"tp_btf programs (since 5.5): yes"* ]]
+	fi
+}
+
+@test "-v names each kernel feature the recording uses, and the older path of each it does not" {
+	need_root
+	run "$BTR" -v --callstacks -d 0.2 -o "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	local f n=0
+	for f in "tp_btf programs" "sched_switch's prev_state argument" \
+		"bpf_rdonly_cast for the preempt count" "user stacks walked in BPF" \
+		"the per-thread kernel stack cache" "bpf_ktime_get_tai_ns"; do
+		grep -q "debug: kernel: $f.* (since [0-9.]*): \(yes\|no, .*; .* instead\)$" <<<"$output" ||
+			fail "no -v line for $f"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 6 ]
+	grep -q "debug: kernel: interrupt context of wakeups: yes" <<<"$output"
+	# a forced fallback is said as such, and only then
+	if [ -n "${BTR_FALLBACK:-}" ]; then
+		grep -q "no, forced by --fallback" <<<"$output"
+	else
+		! grep -q "forced by --fallback" <<<"$output" || false
+	fi
+	run "$BTR" -v --fallback user-walk,tai --callstacks -d 0.2 -o "$TMP/t.pb"
+	[ "$status" -eq 0 ]
+	grep -q "user stacks walked in BPF .*: no, forced by --fallback; user stacks from bpf_get_stack(BPF_F_USER_STACK) instead" <<<"$output"
+	grep -q "bpf_ktime_get_tai_ns (since 6.1): no, forced by --fallback; clock snapshots without TAI instead" <<<"$output"
+	run "$BTR" --fallback bogus -d 0.2 -o "$TMP/t.pb"
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"invalid --fallback 'bogus'"* ]]
+	BTR_FALLBACK=nope run "$BTR" -d 0.2 -o "$TMP/t.pb"
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"invalid BTR_FALLBACK 'nope'"* ]]
 }
 
 @test "-v gives the kernel's recursion misses of every loaded program" {

@@ -32,6 +32,14 @@ fail() {
 	return 1
 }
 
+# Whether this run forces the recorder's older path of feature $1
+# (BTR_FALLBACK, which the recorder reads as --fallback's default:
+# scripts/kernel/run-tests.sh's fallback pass sets it to "all"). A test
+# whose figures differ on the older path asserts that path instead.
+fallback_forced() {
+	[[ ",${BTR_FALLBACK:-}," == *",$1,"* || ",${BTR_FALLBACK:-}," == *",all,"* ]]
+}
+
 # Recording tests need root to load BPF programs: fail, do not skip.
 need_root() {
 	[ "$(id -u)" = 0 ] || fail "this test records with BPF and must run as root"

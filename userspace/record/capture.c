@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "record/rings.h"
@@ -34,106 +33,6 @@ static uint64_t round_pow2(uint64_t v, uint64_t min)
 	while (p < v && p < (1ull << 40))
 		p <<= 1;
 	return p;
-}
-
-/* Does this kernel pass prev_state to sched_switch (5.18+)? Looks at the
- * arity of the tracepoint's BTF type: ctx + 4 arguments. */
-static bool switch_has_prev_state(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	bool ok = true;
-	int id;
-
-	if (!btf)
-		return true;
-	id = btf__find_by_name_kind(btf, "btf_trace_sched_switch",
-				    BTF_KIND_TYPEDEF);
-	if (id > 0) {
-		t = btf__type_by_id(btf, id);
-		t = btf__type_by_id(btf, t->type); /* pointer */
-		if (t && btf_is_ptr(t))
-			t = btf__type_by_id(btf, t->type);
-		if (t && btf_is_func_proto(t))
-			ok = btf_vlen(t) >= 5;
-	}
-	btf__free(btf);
-	return ok;
-}
-
-/* The offset of per-CPU variable `name` in the kernel's .data..percpu
- * section (BTF), or -1. */
-static long long percpu_offset(const struct btf *btf, const char *name)
-{
-	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
-	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_var_secinfo *v;
-	int i;
-
-	if (!sec)
-		return -1;
-	v = btf_var_secinfos(sec);
-	for (i = 0; i < btf_vlen(sec); i++, v++) {
-		const struct btf_type *t = btf__type_by_id(btf, v->type);
-
-		if (t && !strcmp(btf__name_by_offset(btf, t->name_off), name))
-			return v->offset;
-	}
-	return -1;
-}
-
-/* The byte offset of member `name` in struct or union `t`, looked for
- * in anonymous members too (6.2 to 6.14 keep the preempt count in an
- * anonymous struct inside a union of struct pcpu_hot); -1 when absent. */
-static long long member_offset(const struct btf *btf, const struct btf_type *t,
-			       const char *name, int depth)
-{
-	const struct btf_member *m;
-	int i;
-
-	if (!t || !btf_is_composite(t) || depth > 8)
-		return -1;
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(btf, m->name_off);
-		long long off = btf_member_bit_offset(t, i) / 8, in;
-
-		if (mn && *mn) {
-			if (!strcmp(mn, name))
-				return off;
-			continue;
-		}
-		in = member_offset(btf, btf__type_by_id(btf, m->type), name,
-				   depth + 1);
-		if (in >= 0)
-			return off + in;
-	}
-	return -1;
-}
-
-/* Where this CPU's preempt count is, from its runqueue: the distance
- * between __preempt_count (or pcpu_hot.preempt_count) and runqueues in the
- * per-CPU section; 0 when the kernel's BTF does not tell (x86 only: arm64
- * reads the count from the task). */
-static long long preempt_count_from_rq(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	long long rq, pc = -1;
-	int id;
-
-	if (!btf)
-		return 0;
-	rq = percpu_offset(btf, "runqueues");
-	pc = percpu_offset(btf, "__preempt_count");
-	id = btf__find_by_name_kind(btf, "pcpu_hot", BTF_KIND_STRUCT);
-	if (pc < 0 && id > 0 && (pc = percpu_offset(btf, "pcpu_hot")) >= 0) {
-		long long in = member_offset(btf, btf__type_by_id(btf, id),
-					     "preempt_count", 0);
-
-		pc = in >= 0 ? pc + in : -1;
-	}
-	btf__free(btf);
-	return rq >= 0 && pc >= 0 ? pc - rq : 0;
 }
 
 /* The tracepoint programs as (tp_btf, raw_tp) pairs; the clock program is
@@ -173,13 +72,15 @@ static void select_programs(struct capture *c, bool raw)
 	bpf_object__for_each_program(p, c->skel->obj)
 		bpf_program__set_autoload(p, false);
 	bpf_program__set_autoload(c->skel->progs.clock_sync, true);
-	program_pairs(c->skel, pairs, &n, switch_has_prev_state());
+	program_pairs(c->skel, pairs, &n,
+		      kfeatures_use(c->o.kf, KF_SWITCH_STATE));
 	for (i = 0; i < n; i++)
 		bpf_program__set_autoload(pairs[i][raw ? 1 : 0], true);
 }
 
 static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 {
+	bool cache;
 	int e;
 
 	c->skel = sched_bpf__open();
@@ -189,7 +90,12 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 		return -errno;
 	}
 	c->skel->rodata->wakeup_bytes = c->ring_size / 2;
-	c->skel->rodata->pc_from_rq = preempt_count_from_rq();
+	c->skel->rodata->pc_from_rq = c->o.kf->pc_from_rq;
+	c->skel->rodata->use_rdonly_cast = kfeatures_use(c->o.kf, KF_RDONLY_CAST);
+	c->skel->rodata->use_user_walk = kfeatures_use(c->o.kf, KF_USER_WALK);
+	c->skel->rodata->use_kstack_cache =
+		kfeatures_use(c->o.kf, KF_KSTACK_CACHE);
+	c->skel->rodata->use_tai = kfeatures_use(c->o.kf, KF_TAI);
 	c->skel->rodata->blocked_mode = c->o.blocked_mode;
 	c->skel->rodata->callstacks = c->o.callstacks;
 	c->skel->rodata->user_stacks = c->o.user_stacks;
@@ -198,19 +104,15 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->sched_text_end = c->o.sched_text[1];
 	c->skel->rodata->lock_text_start = c->o.lock_text[0];
 	c->skel->rodata->lock_text_end = c->o.lock_text[1];
-#if defined(__x86_64__)
-	if (!c->skel->rodata->pc_from_rq)
-		log_warn("wakeups will not say whether they came from an "
-			 "interrupt: the kernel's BTF does not show where its "
-			 "preempt count is");
-#endif
 	e = bpf_map__set_max_entries(c->skel->maps.rings, c->ncpus);
 	/* the kernel stacks' cache: a scratch per CPU id and 4096 threads
-	 * with --callstacks, one entry each (unused) without */
+	 * with --callstacks where the kernel has the cache, one entry each
+	 * (unused) without */
+	cache = c->o.callstacks && kfeatures_use(c->o.kf, KF_KSTACK_CACHE);
 	if (!e)
 		e = bpf_map__set_max_entries(c->skel->maps.kstack_scratch,
-					     c->o.callstacks ? c->ncpus : 1);
-	if (!e && !c->o.callstacks)
+					     cache ? c->ncpus : 1);
+	if (!e && !cache)
 		e = bpf_map__set_max_entries(c->skel->maps.kstack_cache, 1);
 	if (!e) {
 		select_programs(c, raw);
@@ -269,9 +171,10 @@ struct capture *capture_open(const struct capture_opts *o, char *err,
 	c->ring_sizes = o->ring_sizes;
 	c->ring_size = round_pow2(o->ringbuf_size,
 				  (uint64_t)sysconf(_SC_PAGESIZE));
-	e = o->force_raw_tp ? -1 : open_and_load(c, false, err, errlen);
+	e = !kfeatures_use(o->kf, KF_TP_BTF) ? -1
+					      : open_and_load(c, false, err, errlen);
 	if (e) {
-		if (!o->force_raw_tp)
+		if (kfeatures_use(o->kf, KF_TP_BTF))
 			log_debug("%s; trying raw tracepoints", err);
 		if (open_and_load(c, true, err, errlen))
 			goto fail;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "record/kfeatures.h"
 
 /* Called for each record, in ring order per CPU. Returns 0 to go on. */
 typedef int (*capture_record_fn)(void *ctx, uint32_t cpu, const void *rec,
@@ -22,7 +23,9 @@ struct capture_opts {
 	 * as libbpf counts possible CPUs. ringbuf_size is then the largest. */
 	const uint64_t *ring_sizes;
 	uint32_t nrings;
-	bool force_raw_tp;     /* skip tp_btf */
+	/* the kernel's features and the forced fallbacks (KF_TP_BTF not
+	 * used: raw_tp) */
+	const struct kfeatures *kf;
 	uint32_t blocked_mode; /* enum btr_blocked_mode */
 	bool callstacks;       /* BTR_REC_STACK after sleeping switch-outs */
 	bool user_stacks;      /* ... with the user stack too */

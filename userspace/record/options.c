@@ -32,6 +32,7 @@ enum {
 	OPT_CALLSTACKS,
 	OPT_READERS,
 	OPT_KSTACK_CHECK,
+	OPT_FALLBACK,
 };
 
 static const char doc[] =
@@ -69,6 +70,7 @@ static const struct argp_option options[] = {
 	{ "blocked-reason", OPT_BLOCKED_REASON, "d|all|none", 0, "Which sleeps record the kernel function they blocked in and their I/O wait (sched_blocked_reason): d, uninterruptible ones (default); all, S sleeps too (a kernel stack walk each, about 1 us); none", 0 },
 	{ "callstacks", OPT_CALLSTACKS, "all|kernel", OPTION_ARG_OPTIONAL, "At each sleeping (S or D) switch-out, the kernel and user call stacks of the task going to sleep (=kernel: the kernel's alone), written as a PerfSample on the sched/sched_switch timebase (flame graphs of where threads wait; user frames through frame pointers, named with elfutils; a kernel stack walk each, unless the thread sleeps where it slept before)", 0 },
 	{ "kstack-check", OPT_KSTACK_CHECK, NULL, OPTION_HIDDEN, "Test hook: check each kernel stack taken from the thread's cache against a walk (-v counts the differences)", 0 },
+	{ "fallback", OPT_FALLBACK, "LIST", OPTION_HIDDEN, "Test hook: take the older path of each listed feature as a kernel without it does (raw-tp, switch-state, rdonly-cast, user-walk, kstack-cache, tai, all; default: $BTR_FALLBACK)", 0 },
 	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
 	{ "buffer-size", 'b', "SIZE", 0, "Central buffer, instead of the budget's (default: half of --memory, 64M, less on many-CPU hosts). With --memory the two overrides must fit in it; without, they add to the default", 0 },
 	{ "fill-policy", OPT_FILL_POLICY, "ring|discard", 0, "When the buffer is full: overwrite the oldest data (ring, default) or drop new data (discard)", 0 },
@@ -137,8 +139,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			return bad_value(st, "drain period (1ms to 10s)", arg);
 		break;
 	case OPT_RAW_TP:
-		o->force_raw_tp = true;
+		o->fallback[KF_TP_BTF] = true;
 		break;
+	case OPT_FALLBACK: {
+		const char *bad;
+		int n;
+
+		if (kfeatures_parse_fallback(arg, o->fallback, &bad, &n)) {
+			argp_error(st, "invalid --fallback '%.*s' (raw-tp, "
+				   "switch-state, rdonly-cast, user-walk, "
+				   "kstack-cache, tai or all)", n, bad);
+			return EINVAL;
+		}
+		break;
+	}
 	case OPT_KSTACK_CHECK:
 		o->kstack_check = true;
 		break;
@@ -215,7 +229,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 {
 	static const struct argp argp = { options, parse_opt, "[-- COMMAND [ARG...]]", doc, 0, 0, 0 };
-	int i, end = argc;
+	int i, end = argc, badlen;
+	const char *env, *bad;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "trace.pb";
@@ -225,6 +240,14 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	o->clear_period_ns = 5000000000ull;
 	o->blocked_mode = BTR_BLOCKED_D;
 	*done = false;
+	env = getenv("BTR_FALLBACK");
+	if (env && kfeatures_parse_fallback(env, o->fallback, &bad, &badlen)) {
+		log_error("invalid BTR_FALLBACK '%.*s' (raw-tp, switch-state, "
+			  "rdonly-cast, user-walk, kstack-cache, tai or all)",
+			  badlen, bad);
+		*done = true;
+		return EXIT_USAGE;
+	}
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
 			end = i;

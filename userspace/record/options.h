@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "record/kfeatures.h"
+
 struct record_opts {
 	const char *output;        /* -o; "-" for stdout */
 	uint64_t duration_ns;      /* -d; 0 = until stopped */
@@ -21,7 +23,7 @@ struct record_opts {
 	uint64_t file_write_period_ns;
 	uint64_t flush_period_ns;  /* 0 = at each file write only */
 	uint64_t max_file_size;    /* 0 = no limit */
-	bool force_raw_tp;
+	bool fallback[KF_COUNT];   /* --raw-tp, --fallback, $BTR_FALLBACK */
 	int blocked_mode;          /* enum btr_blocked_mode */
 	bool callstacks;           /* call stacks of sleeping switch-outs */
 	bool kernel_stacks_only;   /* --callstacks=kernel: no user stacks */

@@ -82,6 +82,7 @@ struct recorder {
 	struct packet_sink *clocks; /* where the next clock snapshot goes */
 	uint32_t clocks_seq;        /* and on which sequence */
 	struct capture *cap;
+	struct kfeatures kf; /* the kernel's, less the forced fallbacks */
 	struct bundle_enc **enc;
 	struct ksyms *ksyms; /* names of blocked functions, NULL: none */
 	struct callstack_enc **stacks; /* per CPU with --callstacks, else NULL */
@@ -459,7 +460,7 @@ static int setup(struct recorder *r)
 		.ringbuf_size = r->o.ringbuf_size,
 		.ring_sizes = r->plan.ring_sizes,
 		.nrings = r->plan.nslots,
-		.force_raw_tp = r->o.force_raw_tp,
+		.kf = &r->kf,
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.callstacks = r->o.callstacks,
 		.user_stacks = r->o.callstacks && !r->o.kernel_stacks_only,
@@ -471,11 +472,12 @@ static int setup(struct recorder *r)
 	char err[256];
 	uint32_t cpu, k;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (access("/sys/kernel/btf/vmlinux", R_OK) || kfeatures_probe(&r->kf)) {
 		log_error("this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			  "it needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOTSUP;
 	}
+	memcpy(r->kf.forced, r->o.fallback, sizeof(r->kf.forced));
 	r->nreaders = r->o.readers ? r->o.readers
 				   : readers_default(r->plan.b.nonline,
 						     r->plan.nslots);
@@ -496,6 +498,7 @@ static int setup(struct recorder *r)
 		log_error("%s", err);
 		return -EINVAL;
 	}
+	kfeatures_log(&r->kf, capture_uses_raw_tp(r->cap), r->o.callstacks);
 	r->ncpus = capture_ncpus(r->cap);
 	if (hotplug_init(&r->hotplug, &r->plan))
 		return -ENOMEM;

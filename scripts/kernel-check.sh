@@ -1,0 +1,223 @@
+#!/bin/bash
+# Runs the recorder's kernel-sensitive tests (scripts/kernel/run-tests.sh:
+# the bats files that load the BPF programs, natively and with every
+# fallback forced) inside each kernel a fleet runs: Debian's packaged
+# kernels, each booted under qemu (TCG: no KVM needed) with the host's
+# root shared read-only (9p) under a tmpfs overlay, and the host's own
+# kernel, directly. Prints each kernel's result and time; exits non-zero
+# when any kernel fails, naming the kernel and the failed tests.
+#
+#   scripts/kernel-check.sh [--pass native|fallback]... [--tests "F..."]
+#                           [--timeout SECONDS] [KERNEL...]
+#
+# KERNEL: host, or a Debian kernel package: a metapackage
+# (linux-image-amd64, linux-image-rt-amd64, linux-image-6.12-amd64,
+# linux-image-6.12-rt-amd64, ...: its current image is taken) or an image
+# package. Default: the five of docs/kernels.md. --tests: bats files
+# without .bats (default: run-tests.sh's list). --timeout: per kernel
+# (default 1500). Needs root; installs qemu-system-x86, busybox-static,
+# kmod and cpio when missing. Images are cached in $BTR_KERNEL_CACHE
+# (default $TMPDIR/btr-kernels); logs go to $OUT/kernel-check/KERNEL/.
+set -euo pipefail
+
+KERNELS_DEFAULT=(host linux-image-amd64 linux-image-rt-amd64
+	linux-image-6.12-amd64 linux-image-6.12-rt-amd64)
+NEEDS="qemu-system-x86 busybox-static kmod cpio xz-utils"
+# The modules that reach the host's root: virtio's PCI transport (built
+# in from 6.12), 9p over virtio, overlayfs; and what the tests mount: an
+# ext4 filesystem (and its crc32c) on a loop device.
+MODULES="kernel/drivers/virtio/virtio_pci.ko kernel/net/9p/9pnet_virtio.ko
+kernel/fs/9p/9p.ko kernel/fs/overlayfs/overlay.ko
+kernel/drivers/block/loop.ko kernel/crypto/crc32c_generic.ko
+kernel/fs/ext4/ext4.ko"
+
+log() { printf 'kernel-check: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+passes=() tests="" timeout=1500 kernels=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--pass) passes+=(--pass "${2:?--pass needs native or fallback}"); shift 2 ;;
+	--tests) tests=${2:?--tests needs file names}; shift 2 ;;
+	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
+	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) log "unknown option: $1 (see --help)"; exit 64 ;;
+	*) kernels+=("$1"); shift ;;
+	esac
+done
+[ ${#kernels[@]} -gt 0 ] || kernels=("${KERNELS_DEFAULT[@]}")
+[ "$(id -u)" -eq 0 ] || die "must run as root (BPF, qemu's 9p export of /)"
+
+repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+cd "$repo"
+OUT=${OUT:-build}
+cache=${BTR_KERNEL_CACHE:-${TMPDIR:-/tmp}/btr-kernels}
+results=$repo/$OUT/kernel-check
+mkdir -p "$cache" "$results"
+
+missing=""
+for p in $NEEDS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	log "installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+log "building"
+make --no-print-directory deps >/dev/null
+make --no-print-directory -j"$(nproc)" OUT="$OUT" all >/dev/null
+
+# The image package behind a name: a metapackage's current dependency,
+# or the name itself when it is an image package.
+image_package() {
+	local dep
+	dep=$(apt-cache depends --no-recommends --no-suggests "$1" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+	if [ -z "$dep" ] && [[ $1 == linux-image-[0-9]* ]] &&
+		apt-cache show "$1" >/dev/null 2>&1; then
+		dep=$1
+	fi
+	[ -n "$dep" ] && echo "$dep"
+}
+
+# Downloads and unpacks image package $1 into the cache; prints the folder.
+fetch_kernel() {
+	local pkg=$1 ver dir
+	ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "no package $pkg"
+	dir=$cache/${pkg}_$ver
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir" "$dir.dl"
+		mkdir -p "$dir.dl"
+		(cd "$dir.dl" && apt-get download -q "$pkg=$ver" >/dev/null 2>&1) ||
+			die "cannot download $pkg=$ver"
+		dpkg-deb -x "$dir.dl"/*.deb "$dir"
+		rm -rf "$dir.dl"
+		depmod -b "$dir" "$(ls "$dir/lib/modules")"
+		touch "$dir/.done"
+	fi
+	echo "$dir"
+}
+
+# The modules of $MODULES in kernel folder $1 with what they need, each
+# after its dependencies (modules.dep), one path a line.
+module_order() {
+	local kdir=$1 v dep
+	v=$(ls "$kdir/lib/modules")
+	dep=$kdir/lib/modules/$v/modules.dep
+	local m
+	for m in $MODULES; do
+		awk -v want="$m" '
+			{ sub(/:$/, "", $1); name = $1; sub(/\.xz$/, "", name)
+			  deps[name] = ""; file[name] = $1
+			  for (i = 2; i <= NF; i++) { d = $i; sub(/\.xz$/, "", d); deps[name] = deps[name] " " d } }
+			function visit(n,   k, a, c) {
+				if (!(n in file) || (n in seen)) return
+				seen[n] = 1
+				c = split(deps[n], a, " ")
+				for (k = c; k >= 1; k--) visit(a[k])
+				print file[n]
+			}
+			END { visit(want) }' "$dep"
+	done | awk '!seen[$0]++'
+}
+
+# The initramfs of kernel folder $1: busybox, the modules, guest-init.sh.
+make_initramfs() {
+	local kdir=$1 out=$1/kcheck-initrd.cpio.gz tmp i=0 m v
+	[ "$out" -nt scripts/kernel/guest-init.sh ] && { echo "$out"; return; }
+	v=$(ls "$kdir/lib/modules")
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp"/{bin,proc,sys,dev,modules}
+	cp /bin/busybox "$tmp/bin/busybox"
+	install -m 0755 scripts/kernel/guest-init.sh "$tmp/init"
+	for m in $(module_order "$kdir"); do
+		i=$((i + 1))
+		local dst
+		dst=$tmp/modules/$(printf '%02d' $i)-$(basename "${m%.xz}")
+		case $m in
+		*.xz) xz -dc "$kdir/lib/modules/$v/$m" >"$dst" ;;
+		*) cp "$kdir/lib/modules/$v/$m" "$dst" ;;
+		esac
+	done
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.part"
+	rm -rf "$tmp"
+	mv "$out.part" "$out"
+	echo "$out"
+}
+
+run_args=("${passes[@]}")
+# shellcheck disable=SC2206
+[ -n "$tests" ] && run_args+=($tests)
+
+# Boots kernel folder $1 with the tests; the results in $2.
+boot_kernel() {
+	local kdir=$1 res=$2 initrd vmlinuz
+	initrd=$(make_initramfs "$kdir")
+	vmlinuz=$(ls "$kdir"/boot/vmlinuz-*)
+	echo "$repo" >"$res/repo"
+	printf 'BTR_EMULATED=1 OUT=%q exec bash scripts/kernel/run-tests.sh %s\n' "$OUT" \
+		"$(printf '%q ' "${run_args[@]}")" >"$res/cmd"
+	rm -f "$res/rc" "$res/log"
+	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 3072 \
+		-nographic -no-reboot -nic none \
+		-kernel "$vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		-virtfs local,path=/,mount_tag=host,security_model=passthrough,readonly=on,multidevs=remap \
+		-virtfs "local,path=$res,mount_tag=out,security_model=none" \
+		</dev/null >"$res/console" 2>&1 || true
+}
+
+failed=()
+summary=()
+for k in "${kernels[@]}"; do
+	res=$results/$k
+	rm -rf "$res"
+	mkdir -p "$res"
+	t0=$SECONDS
+	if [ "$k" = host ]; then
+		label="host ($(uname -r))"
+		log "$label: running the tests"
+		rc=0
+		OUT=$OUT bash scripts/kernel/run-tests.sh "${run_args[@]}" >"$res/log" 2>&1 || rc=$?
+		echo "$rc" >"$res/rc"
+	else
+		pkg=$(image_package "$k") ||
+			{ apt-get update -qq && pkg=$(image_package "$k"); } ||
+			die "no kernel package $k (apt-cache knows none)"
+		label="$k ($pkg)"
+		kdir=$(fetch_kernel "$pkg")
+		log "$label: booting under qemu"
+		boot_kernel "$kdir" "$res"
+	fi
+	dt=$((SECONDS - t0))
+	rc=$(cat "$res/rc" 2>/dev/null || echo none)
+	nok=$(grep -c '^ok ' "$res/log" 2>/dev/null || true)
+	bad=$(awk '/^# pass / { p = $3; f = $5 } /^not ok / { sub(/^not ok [0-9]+ /, ""); print "  " p " " f ": " $0 }' "$res/log" 2>/dev/null || true)
+	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ "$nok" -gt 0 ]; then
+		summary+=("$label: passed, $nok tests, $dt s")
+	else
+		why="exit $rc"
+		[ "$rc" = none ] && why="no result (boot failed or timed out after $timeout s; see $res/console)"
+		summary+=("$label: FAILED ($why), $nok passed, $dt s")
+		log "${summary[-1]}"
+		[ -n "$bad" ] && summary+=("$bad") && log "$bad"
+		failed+=("$k")
+		continue
+	fi
+	log "${summary[-1]}"
+done
+
+echo "kernel-check summary:"
+printf '  %s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "kernel-check: FAILED on ${failed[*]} (logs in $results)"
+	exit 1
+fi
+echo "kernel-check: all ${#kernels[@]} kernels passed"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# The recorder's kernel-sensitive tests, as scripts/kernel-check.sh runs
+# them inside each kernel (and on the host's own): the bats files that
+# load the BPF programs, once as they are ("native") and once with every
+# fallback forced (BTR_FALLBACK=all: what the recorder does on a kernel
+# older than each feature's minimum, see docs/kernels.md). Run from the
+# repository, with the binary and the test tools built in $OUT (default
+# build). Prints TAP, each plan line preceded by "# pass P file F";
+# exits non-zero when a test fails. Files without a fallback path run in
+# the native pass only.
+#
+#   scripts/kernel/run-tests.sh [--pass native|fallback]... [FILE...]
+#
+# FILE: a bats file's name without .bats (default: the list below).
+set -uo pipefail
+
+OUT=${OUT:-build}
+FILES=(02-record 16-wakeup-context 18-wait-reason 21-synth-rings
+	22-callstacks 24-hotplug)
+# Under emulation (BTR_EMULATED=1, set by kernel-check.sh in its guests)
+# the simulated many-core host runs one of its three reader set-ups and
+# the overflow test: the rest is the readers' userspace, the same on
+# every kernel, and costs minutes there. Its BPF part (the synthetic
+# program, rings of many sizes in the array of maps) is in these.
+SYNTH_EMULATED='256 rings, 2 reader threads|tiny rings|more readers than rings|no rings'
+# Files whose recordings take no fallback path: not run again with them.
+NO_FALLBACK=" 21-synth-rings "
+passes=()
+files=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--pass) passes+=("${2:?--pass needs native or fallback}"); shift 2 ;;
+	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) files+=("$1"); shift ;;
+	esac
+done
+[ ${#passes[@]} -gt 0 ] || passes=(native fallback)
+[ ${#files[@]} -gt 0 ] || files=("${FILES[@]}")
+
+export BTR_BIN=$PWD/$OUT/bpftrace-rec BTR_TOOLS=$PWD/$OUT/tests
+[ -x "$BTR_BIN" ] || { echo "run-tests: no $BTR_BIN (make all first)" >&2; exit 2; }
+
+echo "# kernel $(uname -r), $(nproc) CPUs"
+rc=0
+for pass in "${passes[@]}"; do
+	case $pass in
+	native) fb= ;;
+	fallback) fb=all ;;
+	*) echo "run-tests: unknown pass $pass" >&2; exit 64 ;;
+	esac
+	for f in "${files[@]}"; do
+		[ -n "$fb" ] && [[ $NO_FALLBACK == *" $f "* ]] && continue
+		filter=()
+		[ "${BTR_EMULATED:-}" = 1 ] && [ "$f" = 21-synth-rings ] &&
+			filter=(-f "$SYNTH_EMULATED")
+		echo "# pass $pass file $f"
+		t0=$SECONDS
+		BTR_FALLBACK=$fb bats --tap "${filter[@]}" "tests/cli/$f.bats" || rc=1
+		echo "# pass $pass file $f took $((SECONDS - t0)) s"
+	done
+done
+exit $rc
