@@ -150,6 +150,14 @@ static __always_inline __u64 kstack_clamp(__u64 v)
 	return v & (KSTACK_SCAN - 1);
 }
 
+/* A frame index already tested to be below BTR_STACK_MAX (a power of
+ * two), bounded where the verifier sees it, as kstack_clamp(). */
+static __always_inline __u32 kstack_index(__u32 i)
+{
+	asm volatile("" : "+r"(i));
+	return i & (BTR_STACK_MAX - 1);
+}
+
 /* The slot of frame i of e now, in bytes below the top, for a stack
  * delta bytes deeper than at the fill; 0 when out of reach. */
 static __always_inline __u64 kstack_slot(const struct kstack_entry *e,
@@ -442,8 +450,10 @@ static __always_inline bool kstack_agrees(void *ctx, const __u64 *ips,
 	if (fw >= m || fc >= n || m - fw != n - fc ||
 	    fw >= BTR_STACK_MAX || fc >= BTR_STACK_MAX)
 		return false;
-	c.walk = &k->words[fw];
-	c.ips = &ips[fc];
+	/* the compiler drops the last two tests (fc < n <= 64), which 6.1's
+	 * verifier cannot do (it bounds a register by a constant only) */
+	c.walk = &k->words[kstack_index(fw)];
+	c.ips = &ips[kstack_index(fc)];
 	bpf_loop(n - fc, kstack_agree_frame, &c, 0);
 	return !c.differ;
 }

@@ -70,6 +70,15 @@ struct thread_info___arm64 {
 	__u64 preempt_count;
 } __attribute__((preserve_access_index));
 
+/* PREEMPT_RT counts softirqs per task: its softirq_count() reads
+ * current->softirq_disable_cnt (a field only RT kernels have), and the
+ * preempt count's softirq bits stay 0. A softirq served in a thread
+ * there (ksoftirqd/N, or ktimers/N on kernels that have it) is a
+ * softirq context all the same, as ftrace marks it. */
+struct task_struct___rt {
+	int softirq_disable_cnt;
+} __attribute__((preserve_access_index));
+
 #define PC_SOFTIRQ_OFFSET 0x00000100
 #define PC_HARDIRQ_MASK 0x000f0000
 #define PC_NMI_MASK 0x00f00000
@@ -109,6 +118,10 @@ static __always_inline __u16 irq_flags(bool btf, struct btr_cpu_acct *a)
 		return 0;
 	}
 #endif
+	if (bpf_core_field_exists(((struct task_struct___rt *)t)
+					  ->softirq_disable_cnt))
+		pc |= BPF_CORE_READ((struct task_struct___rt *)t,
+				    softirq_disable_cnt) & PC_SOFTIRQ_OFFSET;
 	if (pc & PC_NMI_MASK)
 		f |= BTR_FLAG_NMI;
 	if (pc & PC_HARDIRQ_MASK)

@@ -129,8 +129,11 @@ module_order() {
 
 # The initramfs of kernel folder $1: busybox, the modules, guest-init.sh.
 make_initramfs() {
-	local kdir=$1 out=$1/kcheck-initrd.cpio.gz tmp i=0 m v
-	[ "$out" -nt scripts/kernel/guest-init.sh ] && { echo "$out"; return; }
+	local kdir=$1 out tmp i=0 m v key
+	# named after what it holds: rebuilt when the init or the modules change
+	key=$( (cat scripts/kernel/guest-init.sh; echo "$MODULES") | sha256sum | cut -c1-12)
+	out=$kdir/kcheck-initrd-$key.cpio.gz
+	[ -s "$out" ] && { echo "$out"; return; }
 	v=$(ls "$kdir/lib/modules")
 	tmp=$(mktemp -d)
 	mkdir -p "$tmp"/{bin,proc,sys,dev,modules}
@@ -161,8 +164,10 @@ boot_kernel() {
 	initrd=$(make_initramfs "$kdir")
 	vmlinuz=$(ls "$kdir"/boot/vmlinuz-*)
 	echo "$repo" >"$res/repo"
-	printf 'BTR_EMULATED=1 OUT=%q exec bash scripts/kernel/run-tests.sh %s\n' "$OUT" \
-		"$(printf '%q ' "${run_args[@]}")" >"$res/cmd"
+	local args=""
+	[ ${#run_args[@]} -gt 0 ] && args=$(printf '%q ' "${run_args[@]}")
+	printf 'BTR_EMULATED=1 OUT=%q exec bash scripts/kernel/run-tests.sh %s\n' \
+		"$OUT" "$args" >"$res/cmd"
 	rm -f "$res/rc" "$res/log"
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 		-accel tcg,thread=multi -cpu max -smp 2 -m 3072 \
@@ -185,7 +190,8 @@ for k in "${kernels[@]}"; do
 		label="host ($(uname -r))"
 		log "$label: running the tests"
 		rc=0
-		OUT=$OUT bash scripts/kernel/run-tests.sh "${run_args[@]}" >"$res/log" 2>&1 || rc=$?
+		OUT=$OUT bash scripts/kernel/run-tests.sh ${run_args[@]+"${run_args[@]}"} \
+			>"$res/log" 2>&1 || rc=$?
 		echo "$rc" >"$res/rc"
 	else
 		pkg=$(image_package "$k") ||

@@ -48,6 +48,10 @@ mount -t cgroup2 cgroup2 /root/sys/fs/cgroup
 hostname kcheck
 ip link set lo up 2>/dev/null
 
+# what runs, every 30 s: a test that hangs shows where (ps in CI's log)
+(while sleep 30; do ps -o pid,time,args >/root/kcheck-out/ps.part 2>&1 &&
+	mv /root/kcheck-out/ps.part /root/kcheck-out/ps; done) &
+
 repo=$(cat /root/kcheck-out/repo)
 chroot /root /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
