@@ -169,11 +169,16 @@ boot_kernel() {
 	printf 'BTR_EMULATED=1 OUT=%q exec bash scripts/kernel/run-tests.sh %s\n' \
 		"$OUT" "$args" >"$res/cmd"
 	rm -f "$res/rc" "$res/log"
+	# One TCG thread for both vCPUs: with a thread each (thread=multi) a
+	# vCPU could go on running a stale translation of kernel text that
+	# the other was patching (text_poke_bp's int3, as attaching and
+	# detaching tracepoints does): seen on 6.1 as a vCPU looping in
+	# exc_int3 while the other waited for it in on_each_cpu, forever.
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m 3072 \
+		-accel tcg,thread=single -cpu max -smp 2 -m 3072 \
 		-nographic -no-reboot -nic none \
 		-kernel "$vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet" \
+		-append "console=ttyS0 panic=-1 quiet ignore_loglevel softlockup_panic=1 softlockup_all_cpu_backtrace=1" \
 		-virtfs local,path=/,mount_tag=host,security_model=passthrough,readonly=on,multidevs=remap \
 		-virtfs "local,path=$res,mount_tag=out,security_model=none" \
 		</dev/null >"$res/console" 2>&1 || true

@@ -41,6 +41,9 @@ tid() {
 # the irq column of its flags says h, H, s or z) ...
 ftrace_wakings() {
 	awk -v pid="pid=$1" '
+		# the flags column of the hardirq/softirq mark, from the header
+		# (PREEMPT_RT kernels have one more column, need-resched-lazy)
+		/^#.*=> / { col++; if (/hardirq\/softirq/) irqcol = col }
 		/ sched_waking: / {
 			hit = 0
 			for (i = 1; i <= NF; i++) {
@@ -49,7 +52,7 @@ ftrace_wakings() {
 			}
 			if (!hit) next
 			sub(/:$/, "", ts); split(ts, t, ".")
-			printf "%d%06d000 %d\n", t[1], t[2], substr(flags, 3, 1) ~ /[hHsz]/
+			printf "%d%06d000 %d\n", t[1], t[2], substr(flags, irqcol ? irqcol : 3, 1) ~ /[hHsz]/
 		}' "$W/ftrace.txt" | sort -n
 }
 

@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# What a switch and a wakeup mean on a PREEMPT_RT kernel, against the same
+# workloads on any other: each test asserts the running kernel's semantics,
+# RT (/sys/kernel/realtime is 1) or not, so it means something on both
+# (scripts/kernel-check.sh runs it inside Debian's RT kernels).
+#   - A spinlock_t is a sleeping lock on RT: a task that finds it held by
+#     a preempted owner sleeps in TASK_RTLOCK_WAIT, reported as D, its
+#     blocked function the one that took the lock. Elsewhere it spins.
+#   - A non-RT task's timer sleep expires in the timer softirq on RT,
+#     served by a thread (ksoftirqd/N; ktimers/N from 6.13): that thread
+#     wakes it, in softirq context. Elsewhere the hard interrupt does.
+
+load helpers
+
+is_rt() {
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]
+}
+
+# "STATE COUNT" of the switch-outs of the comma-separated tids $2 in dump $1
+switch_out_states() {
+	awk -v t=",$2," '$3 == "sched_switch" {
+		p = ""; s = ""
+		for (i = 4; i <= NF; i++) {
+			if ($i ~ /^prev_pid=/) p = substr($i, 10)
+			if ($i ~ /^prev_state=/) s = substr($i, 12)
+		}
+		if (p != "" && index(t, "," p ",")) n[s]++
+	} END { for (k in n) print k, n[k] }' "$1"
+}
+
+@test "PREEMPT_RT: a task blocked on a contended spinlock_t sleeps in D, in the function that took it; elsewhere it never sleeps there" {
+	need_root
+	record_cmd --blocked-reason d -- "$TOOLS/lockstorm" 4 2000
+	dump_trace "$TMP/trace.pb"
+	local tids d locked
+	tids=$(sed -n 's/^lockstorm tids=\([0-9,]*\) .*/\1/p' "$TMP/cmd.out")
+	[ -n "$tids" ]
+	switch_out_states "$TMP/dump.txt" "$tids" | tee "$TMP/states.txt"
+	d=$(awk '$1 == "2(D)" { print $2 }' "$TMP/states.txt")
+	# where the writers' D sleeps blocked: past the scheduler's and the
+	# locking text (the rtlock slow path), the function that took the lock
+	awk -v t=",$tids," '$3 == "sched_blocked_reason" {
+		p = ""; f = ""
+		for (i = 4; i <= NF; i++) {
+			if ($i ~ /^pid=/) p = substr($i, 5)
+			if ($i ~ /^function=/) f = substr($i, 10)
+		}
+		if (index(t, "," p ",")) print f }' "$TMP/dump.txt" | sort | uniq -c | tee "$TMP/callers.txt"
+	locked=$(awk '$2 == "eventfd_write" { s += $1 } END { print s + 0 }' "$TMP/callers.txt")
+	! grep -Eq " (rt_spin_lock|rtlock_slowlock.*|__schedule|schedule_rtlock)$" "$TMP/callers.txt" || false
+	if is_rt; then
+		# TASK_RTLOCK_WAIT, which the raw tp_btf state carries, is D
+		[ "${d:-0}" -ge 1 ]
+		[ "$locked" -ge 1 ]
+	else
+		# a writer spins on the lock: no sleep there (a D sleep elsewhere,
+		# a page fault reading the program, is not this)
+		[ "$locked" -eq 0 ]
+	fi
+}
+
+@test "PREEMPT_RT: a timer sleep is woken by the softirq thread, in softirq context; elsewhere from the hard interrupt" {
+	need_root
+	record_cmd -- "$TOOLS/wakeups" 100
+	dump_trace "$TMP/trace.pb"
+	local t
+	t=$(sed -n 's/^wakeups sleeper=\([0-9]*\) .*/\1/p' "$TMP/cmd.out")
+	[ -n "$t" ]
+	# "FLAGS WAKER" of each waking of the sleeper, the waker named from
+	# the thread names the trace holds
+	awk -v pid="pid=$t" '$3 == "sched_waking" && $4 == pid {
+		f = "0x0"; w = ""
+		for (i = 5; i <= NF; i++) {
+			if ($i ~ /^common_flags=/) f = substr($i, 14)
+			if ($i ~ /^waker_pid=/) w = substr($i, 11)
+		}
+		print f, w
+	}' "$TMP/dump.txt" >"$TMP/wakings.raw"
+	awk 'NR == FNR { if ($3 == "thread") for (i = 4; i <= NF; i++) { if ($i ~ /^tid=/) id = substr($i, 5); if ($i ~ /^name=/) name[id] = substr($i, 6) } next }
+	     { print $1, ($2 in name) ? name[$2] : $2 }' "$TMP/dump.txt" "$TMP/wakings.raw" |
+		sort | uniq -c | sort -rn | tee "$TMP/wakings.txt"
+	local all soft hard thread
+	all=$(awk '{ s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	soft=$(awk '$2 == "0x10" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	hard=$(awk '$2 == "0x8" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	thread=$(awk '$2 == "0x10" && $3 ~ /^(ksoftirqd|ktimers)\// { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	echo "wakings $all: softirq $soft (by the softirq thread $thread), hard irq $hard"
+	[ "$all" -ge 90 ]
+	# report names the waker as the trace does: the softirq thread on RT
+	local pid top
+	pid=$(awk -v t="tid=$t" '$3 == "thread" && $4 == t { sub("tgid=", "", $5); print $5; exit }' "$TMP/dump.txt")
+	[ -n "$pid" ]
+	"$BTR" report --json --pid "$pid" "$TMP/trace.pb" >"$TMP/report.json"
+	top=$(jq -r --argjson t "$t" '.wakers[] | select(.tid == $t) | .woken_by[0].comm' "$TMP/report.json")
+	echo "report: the sleeper's first waker is $top"
+	[ -n "$top" ]
+	if is_rt; then
+		[ "$hard" -eq 0 ]
+		[ "$soft" -ge $((all * 9 / 10)) ]
+		[ "$thread" -ge $((all / 2)) ]
+		[[ $top == ksoftirqd/* || $top == ktimers/* ]]
+	else
+		[ "$hard" -ge $((all * 9 / 10)) ]
+		[ "$thread" -eq 0 ]
+		[[ $top != ksoftirqd/* && $top != ktimers/* ]]
+	fi
+}
