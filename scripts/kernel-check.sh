@@ -225,6 +225,12 @@ for k in "${kernels[@]}"; do
 	log "${summary[-1]}"
 done
 
+# what the recorder took on each kernel (run-tests.sh's -v lines)
+for k in "${kernels[@]}"; do
+	echo "kernel-check: features on $k:"
+	grep '^# \(kernel: \|warning: \)' "$results/$k/log" 2>/dev/null | sed 's/^# /    /' || true
+done
+
 echo "kernel-check summary:"
 printf '  %s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then

@@ -41,6 +41,11 @@ export BTR_BIN=$PWD/$OUT/bpftrace-rec BTR_TOOLS=$PWD/$OUT/tests
 [ -x "$BTR_BIN" ] || { echo "run-tests: no $BTR_BIN (make all first)" >&2; exit 2; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs"
+# what the recorder takes on this kernel, as -v says it
+tmp=$(mktemp -d)
+"$BTR_BIN" -v --callstacks -d 0.2 -o "$tmp/t.pb" 2>&1 |
+	sed -n 's/^bpftrace-rec: \(debug: \)\{0,1\}\(kernel: .*\)/# \2/p; s/^bpftrace-rec: \(warning: .*\)/# \1/p'
+rm -rf "$tmp"
 rc=0
 for pass in "${passes[@]}"; do
 	case $pass in

@@ -5,10 +5,12 @@
 # (scripts/kernel-check.sh runs it inside Debian's RT kernels).
 #   - A spinlock_t is a sleeping lock on RT: a task that finds it held by
 #     a preempted owner sleeps in TASK_RTLOCK_WAIT, reported as D, its
-#     blocked function the one that took the lock. Elsewhere it spins.
+#     blocked function the one that took the lock. Elsewhere its holder
+#     cannot be preempted and a waiter spins.
 #   - A non-RT task's timer sleep expires in the timer softirq on RT,
-#     served by a thread (ksoftirqd/N; ktimers/N from 6.13): that thread
-#     wakes it, in softirq context. Elsewhere the hard interrupt does.
+#     served by a thread (ktimers/N in the RT patches and from 6.13,
+#     ksoftirqd/N without): that thread wakes it, in softirq context.
+#     Elsewhere the hard interrupt does.
 
 load helpers
 

@@ -179,6 +179,7 @@ int kfeatures_probe(struct kfeatures *k)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	bool walk;
+	int id;
 
 	if (!btf)
 		return -1;
@@ -195,6 +196,9 @@ int kfeatures_probe(struct kfeatures *k)
 #endif
 	k->have[KF_TAI] = has_helper(btf, "ktime_get_tai_ns");
 	k->pc_from_rq = preempt_count_from_rq(btf);
+	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	k->rt_softirq = id > 0 && member_offset(btf, btf__type_by_id(btf, id),
+						"softirq_disable_cnt", 0) >= 0;
 	btf__free(btf);
 	return 0;
 }
@@ -237,7 +241,9 @@ void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks)
 #endif
 	} else {
 		log_debug("kernel: interrupt context of wakeups: yes (the "
-			  "preempt count %+lld bytes from the runqueue)",
-			  k->pc_from_rq);
+			  "preempt count %+lld bytes from the runqueue%s)",
+			  k->pc_from_rq,
+			  k->rt_softirq ? "; PREEMPT_RT: softirqs from the "
+					  "task's softirq_disable_cnt" : "");
 	}
 }

@@ -30,6 +30,9 @@ struct kfeatures {
 	/* distance from the runqueue to the preempt count in the per-CPU
 	 * area (x86), 0 when the BTF does not tell */
 	long long pc_from_rq;
+	/* PREEMPT_RT: softirqs counted per task (task_struct's
+	 * softirq_disable_cnt), which the BPF side reads too */
+	bool rt_softirq;
 };
 
 /* The feature's fallback name (--fallback), e.g. "raw-tp". */
