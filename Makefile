@@ -34,6 +34,14 @@ PKG_LIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 PKG_MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
 need_pkgs = $(if $(PKG_MISSING),$(error missing libraries: $(PKG_MISSING) \
 	(pkg-config); install the build dependencies first: make deps, as root))
+# The same for the build's programs, before the first one is run: a bare
+# `make` on a fresh clone says what to do instead of "protoc-c: No such
+# file or directory".
+TOOLS_MISSING = $(strip $(foreach t,$(PROTOC_C) $(CLANG) $(BPFTOOL),\
+	$(if $(shell command -v $(t) 2>/dev/null),,$(t))))
+need_tools = $(if $(TOOLS_MISSING),$(error missing programs: $(TOOLS_MISSING); \
+	install the build dependencies first: make deps, as root (make record \
+	and make test do it)))
 
 CFLAGS    ?= -O2 -g
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -81,6 +89,7 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 $(OUT)/protos/%.pb-c.c $(OUT)/protos/%.pb-c.h: protos/%.proto
+	$(need_tools)
 	$(call msg,PROTOC,$<)
 	$(Q)mkdir -p $(OUT)/protos
 	$(Q)$(PROTOC_C) --c_out=$(OUT)/protos -Iprotos $<
@@ -90,6 +99,7 @@ $(OUT)/protos/%.pb-c.o: $(OUT)/protos/%.pb-c.c | $(PB_H)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Wno-unused-parameter -c $< -o $@
 
 $(OUT)/%.bpf.o: %.bpf.c vmlinux/$(ARCH)/vmlinux.h
+	$(need_tools)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(CLANG_SYS_INCLUDES) \

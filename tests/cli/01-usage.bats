@@ -9,6 +9,11 @@ load helpers
 	[[ "$output" == *"Usage:"* ]]
 	[[ "$output" == *"Examples:"* ]]
 	[[ "$output" == *"--ringbuf-size"* ]]
+	# every command
+	local c
+	for c in "record (default)" "dump FILE" "stats FILE" "sync -o OUT" "report FILE"; do
+		[[ "$output" == *"$c"* ]] || fail "--help does not name $c"
+	done
 }
 
 @test "--version prints the version" {

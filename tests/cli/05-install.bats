@@ -29,4 +29,23 @@ load helpers
 	run bash -c "source '$top/scripts/bpftrace-rec.bash-completion'
 		COMP_WORDS=(bpftrace-rec st); COMP_CWORD=1; _bpftrace_rec; echo \${COMPREPLY[*]}"
 	[[ "$output" == *"stats"* ]]
+	# report: the command, its options and their values
+	run bash -c "source '$top/scripts/bpftrace-rec.bash-completion'
+		COMP_WORDS=(bpftrace-rec re); COMP_CWORD=1; _bpftrace_rec; echo \${COMPREPLY[*]}"
+	[ "$output" = "record report" ]
+	run bash -c "source '$top/scripts/bpftrace-rec.bash-completion'
+		COMP_WORDS=(bpftrace-rec report t.pb --so); COMP_CWORD=3; _bpftrace_rec; echo \${COMPREPLY[*]}"
+	[ "$output" = "--sort" ]
+	run bash -c "source '$top/scripts/bpftrace-rec.bash-completion'
+		COMP_WORDS=(bpftrace-rec report t.pb --sort l); COMP_CWORD=4; _bpftrace_rec; echo \${COMPREPLY[*]}"
+	[ "$output" = "latency" ]
+}
+
+@test "a bare make without the build programs says what to run" {
+	local top
+	top=$(cd "$(dirname "$BATS_TEST_FILENAME")/../.." && pwd)
+	run make -C "$top" --no-print-directory OUT="$TMP/out" PROTOC_C=no-such-protoc-c all
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"missing programs: no-such-protoc-c; install the build dependencies first: make deps"* ]]
+	[[ "$output" != *"No such file or directory"* ]]
 }
