@@ -218,7 +218,11 @@ for k in "${kernels[@]}"; do
 		[ "$rc" = none ] && why="no result (boot failed or timed out after $timeout s; see $res/console)"
 		summary+=("$label: FAILED ($why), $nok passed, $dt s")
 		log "${summary[-1]}"
-		[ -n "$bad" ] && summary+=("$bad") && log "$bad"
+		if [ -n "$bad" ]; then
+			mapfile -t lines <<<"$bad"
+			summary+=("${lines[@]}")
+			log "$bad"
+		fi
 		failed+=("$k")
 		continue
 	fi
