@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,43 +42,44 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* Thread 0: SCHED_FIFO on CPU 0, a write every 200 us. */
-static void *preempter(void *arg)
+/* Writes until stopped, after a 200 us sleep each time when paced (the
+ * FIFO thread), emptying the counter now and then so that no write ever
+ * finds it full. */
+static void write_loop(bool paced)
 {
 	struct timespec ts = { 0, 200000 };
 	uint64_t one = 1, v;
 	long n = 0;
 
-	(void)arg;
-	tids[0] = gettid();
-	pin(0);
 	while (!atomic_load(&stop)) {
-		nanosleep(&ts, NULL);
+		if (paced)
+			nanosleep(&ts, NULL);
 		if (write(efd, &one, sizeof(one)) == sizeof(one))
 			n++;
 		if ((n & 255) == 0 && read(efd, &v, sizeof(v)) < 0)
 			break;
 	}
 	atomic_fetch_add(&writes, n);
+}
+
+/* Thread 0: SCHED_FIFO on CPU 0, a write every 200 us. */
+static void *preempter(void *arg)
+{
+	(void)arg;
+	tids[0] = gettid();
+	pin(0);
+	write_loop(true);
 	return NULL;
 }
 
+/* Threads 1..: writers spread over the CPUs, CPU 0 first. */
 static void *writer(void *arg)
 {
-	uint64_t one = 1, v;
-	long n = 0;
 	int i = (int)(intptr_t)arg;
 
 	tids[i] = gettid();
 	pin((i - 1) % ncpus);
-	while (!atomic_load(&stop)) {
-		if (write(efd, &one, sizeof(one)) == sizeof(one))
-			n++;
-		/* keep the counter from ever blocking a write */
-		if ((n & 1023) == 0 && read(efd, &v, sizeof(v)) < 0)
-			break;
-	}
-	atomic_fetch_add(&writes, n);
+	write_loop(false);
 	return NULL;
 }
 

@@ -32,9 +32,19 @@ static const struct {
 		     "clock snapshots without TAI" },
 };
 
-const char *kfeature_name(enum kfeature f)
+const char *kfeatures_fallback_names(void)
 {
-	return f < KF_COUNT ? info[f].name : "?";
+	static char names[128];
+	size_t n = 0;
+	int f;
+
+	if (!names[0]) {
+		for (f = 0; f < KF_COUNT; f++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n,
+					      "%s, ", info[f].name);
+		snprintf(names + n, sizeof(names) - n, "all");
+	}
+	return names;
 }
 
 int kfeatures_parse_fallback(const char *list, bool forced[KF_COUNT],
@@ -213,25 +223,20 @@ void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks)
 	int f;
 
 	for (f = 0; f < KF_COUNT; f++) {
-		const char *state;
+		const char *why;
 
 		if ((f == KF_USER_WALK || f == KF_KSTACK_CACHE) && !callstacks)
 			continue;
-		if (f == KF_TP_BTF ? !raw_tp : kfeatures_use(k, f))
-			state = "yes";
-		else if (k->forced[f])
-			state = "no, forced by --fallback";
-		else if (!k->have[f])
-			state = "no, not in this kernel";
-		else
-			state = "no, refused by the verifier";
-		if (!strcmp(state, "yes"))
+		if (f == KF_TP_BTF ? !raw_tp : kfeatures_use(k, f)) {
 			log_debug("kernel: %s (since %s): yes", info[f].what,
 				  info[f].since);
-		else
-			log_debug("kernel: %s (since %s): %s; %s instead",
-				  info[f].what, info[f].since, state,
-				  info[f].instead);
+			continue;
+		}
+		why = k->forced[f]  ? "forced by --fallback"
+		      : !k->have[f] ? "not in this kernel"
+				    : "refused by the verifier";
+		log_debug("kernel: %s (since %s): no, %s; %s instead",
+			  info[f].what, info[f].since, why, info[f].instead);
 	}
 	if (!k->pc_from_rq) {
 #if defined(__x86_64__)

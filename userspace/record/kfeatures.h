@@ -35,8 +35,8 @@ struct kfeatures {
 	bool rt_softirq;
 };
 
-/* The feature's fallback name (--fallback), e.g. "raw-tp". */
-const char *kfeature_name(enum kfeature f);
+/* The names --fallback takes: "raw-tp, switch-state, ..., all". */
+const char *kfeatures_fallback_names(void);
 
 /* Parses a --fallback list ("raw-tp,user-walk", "all", "" for none)
  * into forced[]. Returns 0, or -1 with the bad name in *bad. */

@@ -148,9 +148,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		int n;
 
 		if (kfeatures_parse_fallback(arg, o->fallback, &bad, &n)) {
-			argp_error(st, "invalid --fallback '%.*s' (raw-tp, "
-				   "switch-state, rdonly-cast, user-walk, "
-				   "kstack-cache, tai or all)", n, bad);
+			argp_error(st, "invalid --fallback '%.*s' (%s)", n, bad,
+				   kfeatures_fallback_names());
 			return EINVAL;
 		}
 		break;
@@ -244,9 +243,8 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	*done = false;
 	env = getenv("BTR_FALLBACK");
 	if (env && kfeatures_parse_fallback(env, o->fallback, &bad, &badlen)) {
-		log_error("invalid BTR_FALLBACK '%.*s' (raw-tp, switch-state, "
-			  "rdonly-cast, user-walk, kstack-cache, tai or all)",
-			  badlen, bad);
+		log_error("invalid BTR_FALLBACK '%.*s' (%s)", badlen, bad,
+			  kfeatures_fallback_names());
 		*done = true;
 		return EXIT_USAGE;
 	}
