@@ -234,7 +234,7 @@ figures() {
 		f=$([ "$k" = 0 ] && echo a || echo b)
 		"$BTR" report --top 0 "$TMP/$f.pb" >"$TMP/$f.txt"
 		section_rows "$TMP/m.txt" "== Machine $k " >"$TMP/m$k.rows"
-		section_rows "$TMP/$f.txt" "Losses" >"$TMP/$f.rows"
+		section_rows "$TMP/$f.txt" "Threads (" >"$TMP/$f.rows"
 		[ "$(wc -l <"$TMP/$f.rows")" -ge 7 ]
 		diff -u "$TMP/$f.rows" "$TMP/m$k.rows"
 		# the same in JSON, by thread and by process

@@ -19,6 +19,7 @@ enum {
 	B_CPU = 1, B_EVENT = 2, B_LOST = 3, B_COMPACT = 4,
 	C_SW_TS = 1, C_SW_STATE = 2, C_SW_PID = 3, C_INTERN = 5,
 	C_SW_COMM = 6, C_WK_TS = 7, C_WK_PID = 8, C_WK_COMM = 11,
+	C_WK_FLAGS = 12, E_FLAGS = 5,
 	E_TS = 1, E_PID = 2, E_SWITCH = 4, E_WAKING = 20, E_NEWTASK = 235,
 	E_RENAME = 236,
 	PT_PROCESS = 1, PT_THREAD = 2,
@@ -286,8 +287,12 @@ static int compact_stream(struct decoder *d, struct run *r, enum rev_kind kind,
 		return malformed_times(why);
 	n = column_pid(pid, r->v, all);
 	n = column_comm(d, comm, r->v, n);
+	/* switches: prev_state, each; wakings: common_flags, where the
+	 * trace has them (0 for the others: not in an interrupt) */
 	if (kind == REV_SWITCH)
 		n = column_state(state, r->v, n);
+	else if (state.p)
+		(void)column_state(state, r->v, n);
 	/* times left unread: one was malformed */
 	if (n < all)
 		d->parse_errors++;
@@ -357,7 +362,8 @@ static int compact(struct decoder *d, const struct wire_field *cf,
 			   a[C_SW_COMM], a[C_SW_STATE], why);
 	if (!e)
 		e = compact_stream(d, &d->wk, REV_WAKING, a[C_WK_TS],
-				   a[C_WK_PID], a[C_WK_COMM], a[0], why);
+				   a[C_WK_PID], a[C_WK_COMM], a[C_WK_FLAGS],
+				   why);
 	if (!e && d->sw.n) {
 		out->sb.switches = d->sw.n;
 		out->sb.last_next_pid = d->sw.v[d->sw.n - 1].pid;
@@ -442,7 +448,7 @@ static int regular(struct decoder *d, const struct wire_field *ef,
 	struct wire_field f, body = { 0 };
 	struct rev e = { 0 };
 	bool has_ts = false, has_body = false;
-	uint64_t pid = 0;
+	uint64_t pid = 0, common_flags = 0;
 	int rc;
 
 	wire_reader_init(&r, ef->data, (size_t)ef->val);
@@ -452,6 +458,8 @@ static int regular(struct decoder *d, const struct wire_field *ef,
 			has_ts = true;
 		} else if (f.num == E_PID && f.type == WIRE_VARINT) {
 			pid = f.val;
+		} else if (f.num == E_FLAGS && f.type == WIRE_VARINT) {
+			common_flags = f.val;
 		} else if (f.type == WIRE_LEN &&
 			   (f.num == E_SWITCH || f.num == E_WAKING ||
 			    f.num == E_NEWTASK || f.num == E_RENAME ||
@@ -473,6 +481,7 @@ static int regular(struct decoder *d, const struct wire_field *ef,
 		break;
 	case E_WAKING:
 		e.kind = REV_WAKING_FULL;
+		e.state = (uint16_t)common_flags;
 		break;
 	case E_NEWTASK:
 		e.kind = REV_NEWTASK;

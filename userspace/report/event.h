@@ -26,7 +26,8 @@ struct rev {
 	int32_t pid;      /* next_pid, wakee, new or renamed tid */
 	int32_t pid2;     /* see the kinds */
 	uint32_t name;    /* next_comm, wakee's or new comm */
-	uint16_t state;   /* switches: prev_state (low 16 bits) */
+	uint16_t state;   /* switches: prev_state (low 16 bits); wakings:
+			   * common_flags (0: not known) */
 	uint8_t kind;
 	uint8_t flags;
 };

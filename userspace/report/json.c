@@ -114,6 +114,10 @@ static void tables(json_object *o, const struct report *r)
 			json_object_array_add(b, x);
 		}
 		add(j, "woken_by", b);
+		b = json_object_new_object();
+		add(b, "hard", json_object_new_int64(w->hardirq));
+		add(b, "soft", json_object_new_int64(w->softirq));
+		add(j, "woken_by_irq", b);
 		json_object_array_add(a, j);
 	}
 	add(o, "wakers", a);

@@ -101,7 +101,8 @@ static uint32_t thread_new(struct model *m, uint32_t machine, int32_t tid)
 	t->tid = tid;
 	t->tgid = -1;
 	t->machine = machine;
-	m->hot[m->nthr] = (struct thread_hot){ .waker = -1, .last_cpu = -1 };
+	m->hot[m->nthr] = (struct thread_hot){ .waker = WAKER_NONE,
+						    .last_cpu = -1 };
 	return (uint32_t)m->nthr++;
 }
 
@@ -237,7 +238,7 @@ EVENT_FN void note_latency(struct model *m, struct thread_hot *h, uint64_t d,
 		l->max = d;
 		l->max_ts = ts;
 	}
-	if (h->waker >= 0)
+	if (h->waker != WAKER_NONE)
 		sketch16_note(&l->wk, (uint32_t)h->waker);
 }
 
@@ -280,13 +281,64 @@ EVENT_FN void close_state(struct model *m, uint32_t i, int64_t ts,
 	if (latency && (st == TS_R || st == TS_RP) && ts >= h->since)
 		note_latency(m, h, (uint64_t)(ts - h->since), ts);
 	end_state(m, i, st, ts, plain);
-	h->waker = -1;
+	h->waker = WAKER_NONE;
 }
 
 static void open_state(struct thread_hot *h, enum tstate s, int64_t ts)
 {
 	h->state = (uint8_t)s;
 	h->since = ts;
+}
+
+/* A CPU's first compact switch: trace_processor has no prev for it, so
+ * it only learns who runs (no slice, no thread state). */
+static void first_compact(struct model *m, uint32_t machine,
+			  struct cpu_stat *c, const struct rev *e)
+{
+	uint32_t i;
+
+	c->known = true;
+	c->slice = false;
+	c->cur = e->pid;
+	c->since = e->ts;
+	c->cur_i = UINT32_MAX;
+	if (e->pid && (i = thread_on(m, c, machine, e->pid)) != UINT32_MAX) {
+		c->cur_i = i;
+		if (e->name)
+			m->hot[i].name = e->name;
+	}
+}
+
+/* Thread i switched out at ts into state s. A thread that was not
+ * Running (the kernel hid a switch: a mismatched one) leaves the state
+ * it was in open: not counted, as trace_processor leaves its dur -1. */
+EVENT_FN void switch_out(struct model *m, uint32_t i, enum tstate s,
+			 int64_t ts, bool plain)
+{
+	struct thread_hot *h = &m->hot[i];
+
+	if (__builtin_expect(h->state != TS_RUNNING && h->state != TS_NONE,
+			     0)) {
+		m->cut++;
+		h->blocked = 0;
+		h->waker = WAKER_NONE;
+	} else {
+		close_state(m, i, ts, false, plain);
+	}
+	open_state(h, s, ts);
+}
+
+/* The end of the slice of thread i in state s: a switch out, voluntary
+ * or not (without a branch on the state). */
+EVENT_FN void count_switch(struct model *m, uint32_t i, enum tstate s)
+{
+	struct thread_hot *h = &m->hot[i];
+	bool r = s == TS_R || s == TS_RP;
+
+	h->invol += r;
+	h->vol += !r;
+	if (__builtin_expect((r & !h->invol) | (!r & !h->vol), 0))
+		*(r ? &m->thr[i].invol : &m->thr[i].vol) += 1ull << 32;
 }
 
 /* A switch on c, the CPU of queue qi. */
@@ -297,45 +349,41 @@ EVENT_FN void on_switch(struct model *m, uint32_t machine, size_t qi,
 	int32_t prev = full ? e->pid2 : c->cur;
 	bool selected = plain || c->selected;
 	bool counted = in_window(m, e->ts, plain) && selected;
+	bool ends = c->slice && prev == c->cur; /* the open slice */
+	enum tstate s = state_of(e->state);
 	struct thread_hot *h;
 	uint32_t i;
 
 	if (counted)
 		c->switches++;
-	if (full && c->known && prev != c->cur)
+	if (__builtin_expect(!c->known && !full, 0)) {
+		first_compact(m, machine, c, e);
+		return;
+	}
+	if (full && c->slice && prev != c->cur)
 		c->mismatched++;
-	if (c->known && prev == c->cur) {
+	if (ends) {
 		uint64_t d = clip(m, c->since, e->ts, plain);
 
 		if (selected) {
 			c->busy += c->cur ? d : 0;
 			c->idle += c->cur ? 0 : d;
 		}
-		if (c->cur && selected && c->cur_i != UINT32_MAX)
-			m->hot[c->cur_i].cpu_ns += d;
-	}
-	if ((c->known || full) && prev) {
-		enum tstate s = state_of(e->state);
-
-		i = c->known && prev == c->cur ? c->cur_i :
-			thread_on(m, c, machine, prev);
-		if (i != UINT32_MAX) {
-			close_state(m, i, e->ts, false, plain);
-			h = &m->hot[i];
-			open_state(h, s, e->ts);
-			if (counted) { /* without a branch on the state */
-				bool r = s == TS_R || s == TS_RP;
-
-				h->invol += r;
-				h->vol += !r;
-				if (__builtin_expect((r & !h->invol) |
-						     (!r & !h->vol), 0))
-					*(r ? &m->thr[i].invol :
-					      &m->thr[i].vol) += 1ull << 32;
-			}
+		if (c->cur && c->cur_i != UINT32_MAX) {
+			if (selected)
+				m->hot[c->cur_i].cpu_ns += d;
+			if (counted)
+				count_switch(m, c->cur_i, s);
 		}
 	}
+	if (prev) {
+		i = c->known && prev == c->cur ? c->cur_i :
+			thread_on(m, c, machine, prev);
+		if (i != UINT32_MAX)
+			switch_out(m, i, s, e->ts, plain);
+	}
 	c->known = true;
+	c->slice = true;
 	c->cur = e->pid;
 	c->since = e->ts;
 	c->cur_i = UINT32_MAX;
@@ -352,15 +400,17 @@ EVENT_FN void on_switch(struct model *m, uint32_t machine, size_t qi,
 		m->hot[i].name = e->name;
 }
 
-/* Thread i woken at ts by waker: a thread not Running or runnable
- * becomes runnable (close_state without latency, open_state R), without
- * a branch on its state. */
+/* Thread i woken at ts by waker: a thread not Running or R becomes R
+ * (close_state without latency, open_state R), without a branch on its
+ * state. An R+ thread (preempted while going to sleep) too, as
+ * trace_processor takes R+ for a blocked state: its latency is then
+ * counted from the waking. */
 EVENT_FN void wake(struct model *m, uint32_t i, int64_t ts, int32_t waker,
 		   bool plain)
 {
 	struct thread_hot *h = &m->hot[i];
 	unsigned st = h->state;
-	bool keep = st == TS_RUNNING || st == TS_R || st == TS_RP;
+	bool keep = st == TS_RUNNING || st == TS_R;
 
 	end_state(m, i, st, ts, plain);
 	h->waker = keep ? h->waker : waker;
@@ -386,6 +436,12 @@ EVENT_FN void on_waking(struct model *m, uint32_t machine,
 	} else {
 		waker = e->pid2;
 	}
+	/* in interrupt context: the interrupt woke it, not the task it
+	 * interrupted (state: the waking's common_flags) */
+	if (__builtin_expect(e->state & (FTRACE_FLAG_HARDIRQ |
+					 FTRACE_FLAG_SOFTIRQ), 0))
+		waker = e->state & FTRACE_FLAG_HARDIRQ ? WAKER_HARDIRQ :
+							 WAKER_SOFTIRQ;
 	if (!e->pid || (i = thread_on(m, c, machine, e->pid)) == UINT32_MAX)
 		return;
 	h = &m->hot[i];
@@ -412,7 +468,9 @@ static void on_newtask(struct model *m, uint32_t machine,
 	m->thr[i].tgid = tgid;
 	if (e->name)
 		m->hot[i].name = e->name;
-	close_state(m, i, e->ts, false, false);
+	/* a new thread: whatever state a former thread of that tid left
+	 * open stays open (trace_processor's new utid) */
+	m->hot[i].blocked = 0;
 	open_state(&m->hot[i], TS_R, e->ts);
 	m->hot[i].waker = e->pid2;
 }

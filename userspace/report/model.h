@@ -5,16 +5,21 @@
  * - sched slices: a CPU's switch ends the slice of the task it was
  *   running (for a compact switch the CPU's last next_pid; a full switch
  *   whose prev_pid is another task ends none) and starts one for next_pid.
- *   A CPU's first compact switch only says who runs. CPU time of a thread
- *   is the sum of its slices; a CPU's busy time the sum of its slices of
- *   tasks other than pid 0, idle time those of pid 0.
+ *   A CPU's first compact switch only says who runs: no slice, no state.
+ *   CPU time of a thread is the sum of its slices; a CPU's busy time the
+ *   sum of its slices of tasks other than pid 0, idle time those of pid 0.
+ *   A thread's switches out (voluntary: asleep; involuntary: R or R+) are
+ *   the slices that ended, by their end state.
  * - thread states: a switch puts prev in the state its prev_state gives
  *   (R or R+ runnable, S, D, other) and next in Running; a waking puts a
- *   thread that is not Running or runnable in R, its waker the task
- *   running on the waking's CPU; task_newtask puts the new thread in R,
- *   woken by its creator. Scheduling latency is the length of each R/R+
+ *   thread that is not Running or R in R (an R+ thread too), its waker the
+ *   task running on the waking's CPU, or an interrupt when the waking's
+ *   common_flags say hard or soft irq; task_newtask puts the new thread in
+ *   R, woken by its creator. Scheduling latency is the length of each R/R+
  *   state that ends in a switch-in; off-CPU time the length of S and D
- *   states, ending at a waking or switch-in.
+ *   states, ending at a waking or switch-in. A switch-out of a thread that
+ *   was not Running (a switch the kernel hid: mismatched) leaves the state
+ *   it ends open, uncounted (cut).
  *
  * Only intervals that end inside the trace count: a slice or state still
  * open at its end has no length (dur -1 in trace_processor). With a time
@@ -42,6 +47,14 @@
 #include "util/hashmap.h"
 
 enum tstate { TS_NONE, TS_RUNNING, TS_R, TS_RP, TS_S, TS_D, TS_OTHER };
+
+/* Wakers that are not threads: wakings in interrupt context (the
+ * waking's common_flags), as keys of the wakers' sketch. */
+#define WAKER_NONE (-1)
+#define WAKER_HARDIRQ (-2)
+#define WAKER_SOFTIRQ (-3)
+#define FTRACE_FLAG_HARDIRQ 0x08
+#define FTRACE_FLAG_SOFTIRQ 0x10
 
 /* A thread's wakers and blocked functions are space-saving sketches
  * (sketch.h): exact up to this many distinct ones a thread. */
@@ -97,6 +110,8 @@ _Static_assert(sizeof(struct thread_hot) == 64, "one cache line");
 
 struct cpu_stat {
 	bool known;           /* a switch was seen: cur is set */
+	bool slice;           /* cur's sched slice is open (not after a
+			       * CPU's first compact switch) */
 	bool selected;        /* in --cpu's list (or no list) */
 	uint32_t machine;     /* of its queue */
 	uint32_t *tids;       /* its machine's direct table, NULL: none */
@@ -137,6 +152,7 @@ struct model {
 	bool windowed;        /* --from or --to: from and to clip */
 	bool started;
 	uint64_t events, skipped_wakings;
+	uint64_t cut;         /* states a mismatched switch left open */
 	bool oom;
 };
 

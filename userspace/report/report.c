@@ -236,6 +236,7 @@ static void own_losses(struct report *r, const struct walk *w,
 		{ "compact_sched_has_parse_errors", w->dec.parse_errors },
 		{ "report_events_out_of_order", w->merge.reordered },
 		{ "report_last_packet_truncated", w->in->rd.warning[0] != 0 },
+		{ "report_states_cut_by_mismatched_switch", w->model.cut },
 	};
 	size_t i;
 

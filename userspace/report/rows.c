@@ -248,14 +248,23 @@ static int gather_wakers(struct report *r, const struct report_opts *o,
 					s[a] = s[b];
 					s[b] = x;
 				}
-		for (a = 0; a < WAKERS_SHOWN && s[a].count; a++) {
-			const struct thread *wt = find_thread(
-				m, w->of->machine, (int32_t)s[a].key);
+		for (a = 0; a < WAKER_SLOTS && s[a].count; a++) {
+			int32_t tid = (int32_t)s[a].key;
+			const struct thread *wt;
 
-			w->tid[a] = (int32_t)s[a].key;
-			w->count[a] = s[a].count;
-			w->name[a] = wt ? names_str(names, wt->name) :
-				     s[a].key ? "" : "swapper";
+			if (tid == WAKER_HARDIRQ || tid == WAKER_SOFTIRQ) {
+				*(tid == WAKER_HARDIRQ ? &w->hardirq :
+							 &w->softirq) =
+					s[a].count;
+				continue;
+			}
+			if (w->n == WAKERS_SHOWN)
+				continue;
+			wt = find_thread(m, w->of->machine, tid);
+			w->tid[w->n] = tid;
+			w->count[w->n] = s[a].count;
+			w->name[w->n] = wt ? names_str(names, wt->name) :
+				     tid ? "" : "swapper";
 			w->n++;
 		}
 	}

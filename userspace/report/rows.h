@@ -55,7 +55,8 @@ struct waker_row {
 	int32_t tid[WAKERS_SHOWN];
 	const char *name[WAKERS_SHOWN];
 	uint32_t count[WAKERS_SHOWN];
-	size_t n;
+	size_t n;                 /* thread wakers */
+	uint32_t hardirq, softirq; /* wakings in interrupt context */
 };
 
 struct loss_row {

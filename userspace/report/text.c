@@ -138,6 +138,13 @@ static void wakers(const struct report *r)
 			printf("%s %s/%" PRId32 " x%" PRIu32, k ? "," : "",
 			       w->name[k][0] ? w->name[k] : "-", w->tid[k],
 			       w->count[k]);
+		if (w->hardirq || w->softirq)
+			printf("%s interrupts:", w->n ? ";" : "");
+		if (w->hardirq)
+			printf(" hard irq x%" PRIu32 "%s", w->hardirq,
+			       w->softirq ? "," : "");
+		if (w->softirq)
+			printf(" softirq x%" PRIu32, w->softirq);
 		printf("\n");
 	}
 }
