@@ -1,5 +1,5 @@
-/* Per-sequence interned callstacks for dump (see stacks.h): one hash map
- * keyed by (sequence, table, iid), whose values own their copies. */
+/* Per-sequence interned callstacks (see stacks.h): one hash map keyed by
+ * (sequence, table, iid), whose values own their copies. */
 #include "dump/stacks.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include "util/grow.h"
 #include "util/hashmap.h"
 
-enum table { T_NAME, T_FRAME, T_STACK };
+enum table { T_NAME, T_FRAME, T_STACK, T_PATH, T_MAP };
 
 struct key {
 	uint32_t seq;
@@ -19,13 +19,14 @@ struct key {
 	uint64_t iid;
 };
 
-/* T_NAME: a string; T_FRAME: the function name's iid, and in str its
- * rel_pc in hex, printed for a frame without a name; T_STACK: n frame
- * iids, root first. */
+/* T_NAME, T_PATH: a string; T_FRAME: the function name's iid, in str
+ * its rel_pc in hex, printed for a frame without a name, and in map its
+ * mapping's iid (0: none); T_STACK: n frame iids, root first; T_MAP: in
+ * n the iid of its path's first part. */
 struct val {
 	char *str;
 	uint64_t *ids;
-	uint64_t n;
+	uint64_t n, map;
 };
 
 struct dump_stacks {
@@ -33,6 +34,11 @@ struct dump_stacks {
 	char **names;
 	size_t cap;
 };
+
+/* Copies the strings of list[0..n) into table t of sequence seq. */
+static int intern_strings(struct dump_stacks *s, uint32_t seq, uint32_t t,
+			  Perfetto__Protos__InternedString *const *list,
+			  size_t n);
 
 struct dump_stacks *dump_stacks_new(void)
 {
@@ -87,15 +93,18 @@ int dump_stacks_intern(struct dump_stacks *s, uint32_t seq,
 
 	if (!d)
 		return 0;
-	for (i = 0; i < d->n_function_names; i++) {
-		const Perfetto__Protos__InternedString *n = d->function_names[i];
+	if (intern_strings(s, seq, T_NAME, d->function_names,
+			   d->n_function_names) ||
+	    intern_strings(s, seq, T_PATH, d->mapping_paths,
+			   d->n_mapping_paths))
+		return -ENOMEM;
+	for (i = 0; i < d->n_mappings; i++) {
+		const Perfetto__Protos__Mapping *mp = d->mappings[i];
 
-		bool has = n->has_str && n->str.data; /* "" has no data */
-
-		v = slot(s, seq, T_NAME, n->iid);
-		if (!v || !(v->str = strndup(has ? (char *)n->str.data : "",
-					      has ? n->str.len : 0)))
+		v = slot(s, seq, T_MAP, mp->iid);
+		if (!v)
 			return -ENOMEM;
+		v->n = mp->n_path_string_ids ? mp->path_string_ids[0] : 0;
 	}
 	for (i = 0; i < d->n_frames; i++) {
 		const Perfetto__Protos__Frame *f = d->frames[i];
@@ -104,6 +113,7 @@ int dump_stacks_intern(struct dump_stacks *s, uint32_t seq,
 		if (!v)
 			return -ENOMEM;
 		v->n = f->function_name_id;
+		v->map = f->has_mapping_id ? f->mapping_id : 0;
 		if (asprintf(&v->str, "0x%" PRIx64, f->rel_pc) < 0) {
 			v->str = NULL;
 			return -ENOMEM;
@@ -126,6 +136,25 @@ int dump_stacks_intern(struct dump_stacks *s, uint32_t seq,
 	return 0;
 }
 
+static int intern_strings(struct dump_stacks *s, uint32_t seq, uint32_t t,
+			  Perfetto__Protos__InternedString *const *list,
+			  size_t n)
+{
+	struct val *v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const Perfetto__Protos__InternedString *str = list[i];
+		bool has = str->has_str && str->str.data; /* "" has no data */
+
+		v = slot(s, seq, t, str->iid);
+		if (!v || !(v->str = strndup(has ? (char *)str->str.data : "",
+					      has ? str->str.len : 0)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static const struct val *find(const struct dump_stacks *s, uint32_t seq,
 			      uint32_t table, uint64_t iid)
 {
@@ -134,12 +163,33 @@ static const struct val *find(const struct dump_stacks *s, uint32_t seq,
 	return hmap_find(&s->map, &k);
 }
 
+/* Whether frame f is in the kernel: its mapping's path is the
+ * recorder's "/kernel" or perf's "[kernel.kallsyms]". */
+static bool kernel_frame(const struct dump_stacks *s, uint32_t seq,
+			 const struct val *f)
+{
+	const struct val *mp = f->map ? find(s, seq, T_MAP, f->map) : NULL;
+	const struct val *path = mp ? find(s, seq, T_PATH, mp->n) : NULL;
+
+	return path && (!strcmp(path->str, "/kernel") ||
+			!strncmp(path->str, "[kernel.", 8));
+}
+
 long dump_stacks_names(struct dump_stacks *s, uint32_t seq, uint64_t iid,
 		       char *const **names)
 {
+	return dump_stacks_split(s, seq, iid, names, NULL);
+}
+
+long dump_stacks_split(struct dump_stacks *s, uint32_t seq, uint64_t iid,
+		       char *const **names, size_t *nkernel)
+{
 	const struct val *st = find(s, seq, T_STACK, iid), *f, *n;
+	bool leaf_side = true;
 	size_t i;
 
+	if (nkernel)
+		*nkernel = 0;
 	if (!st)
 		return -1;
 	if (grow_array((void **)&s->names, &s->cap, st->n ? st->n : 1,
@@ -152,6 +202,9 @@ long dump_stacks_names(struct dump_stacks *s, uint32_t seq, uint64_t iid,
 		/* No name, or an empty one: the frame's rel_pc. */
 		n = f->n ? find(s, seq, T_NAME, f->n) : NULL;
 		s->names[i] = n && n->str[0] ? n->str : f->str;
+		leaf_side = leaf_side && nkernel && kernel_frame(s, seq, f);
+		if (leaf_side)
+			*nkernel = i + 1;
 	}
 	*names = s->names;
 	return (long)st->n;

@@ -1,9 +1,10 @@
 /* The report as one JSON object (rows.h), the same figures as the text
  * with every time in ns: header, losses, threads or processes, cpus,
- * wakers. */
+ * wakers, and offcpu_stacks (null without call stacks). */
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "report/offcpu.h"
 #include "report/rows.h"
 
 static json_object *u64(uint64_t v)
@@ -123,6 +124,43 @@ static void tables(json_object *o, const struct report *r)
 	add(o, "wakers", a);
 }
 
+/* The off-CPU call sites: threads, each with its heaviest stacks
+ * (folded, root first, as --folded writes them) and their call sites. */
+static json_object *call_sites(const struct report *r)
+{
+	json_object *a, *o, *s, *x;
+	char site[160];
+	size_t i, k;
+
+	if (!r->has_stacks)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < r->noffcpu; i++) {
+		const struct offcpu_thread *t = &r->offcpu[i];
+
+		o = json_object_new_object();
+		add(o, "tid", json_object_new_int(t->tid));
+		add(o, "pid", t->tgid >= 0 ? json_object_new_int(t->tgid) : NULL);
+		add(o, "comm", json_object_new_string(t->name));
+		add(o, "machine", json_object_new_int64(t->machine));
+		add(o, "offcpu_ns", u64(t->ns));
+		add(o, "samples", u64(t->count));
+		s = json_object_new_array();
+		for (k = 0; k < t->nsite; k++) {
+			x = json_object_new_object();
+			offcpu_site_short(t->site[k].stack, site, sizeof(site));
+			add(x, "offcpu_ns", u64(t->site[k].ns));
+			add(x, "samples", u64(t->site[k].count));
+			add(x, "site", json_object_new_string(site));
+			add(x, "stack", json_object_new_string(t->site[k].stack));
+			json_object_array_add(s, x);
+		}
+		add(o, "stacks", s);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *name_or_null(const char *name)
 {
 	return name && name[0] ? json_object_new_string(name) : NULL;
@@ -170,6 +208,7 @@ int report_print_json(const struct report *r)
 		}
 		add(o, "machines", a);
 	}
+	add(o, "offcpu_stacks", call_sites(r));
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

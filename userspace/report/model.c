@@ -263,6 +263,8 @@ EVENT_FN void end_state(struct model *m, uint32_t i, unsigned st, int64_t ts,
 
 	h->off_s += st == TS_S ? d : 0;
 	h->off_d += st == TS_D ? d : 0;
+	if (__builtin_expect(sleep && m->sleep_hook != NULL, 0))
+		m->sleep_hook(m->sleep_ctx, i, h->since, (int64_t)d);
 	if (__builtin_expect(h->blocked && sleep, 0))
 		note_blocked(m, i, d);
 	h->blocked = st == TS_R || st == TS_RP || st == TS_RUNNING ?
@@ -326,6 +328,9 @@ EVENT_FN void switch_out(struct model *m, uint32_t i, enum tstate s,
 		close_state(m, i, ts, false, plain);
 	}
 	open_state(h, s, ts);
+	if (__builtin_expect(m->sleep_hook != NULL, 0) &&
+	    (s == TS_S || s == TS_D)) /* the sample at this switch-out */
+		m->sleep_hook(m->sleep_ctx, i, ts, -1);
 }
 
 /* The end of the slice of thread i in state s: a switch out, voluntary

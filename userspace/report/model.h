@@ -154,6 +154,11 @@ struct model {
 	uint64_t events, skipped_wakings;
 	uint64_t cut;         /* states a mismatched switch left open */
 	bool oom;
+	/* Off-CPU stacks (offcpu.h), NULL: none: called with d -1 when a
+	 * switch-out puts thread i in S or D at since, and with the state's
+	 * length as counted (off_s, off_d) when it ends. */
+	void (*sleep_hook)(void *ctx, uint32_t i, int64_t since, int64_t d);
+	void *sleep_ctx;
 };
 
 void model_init(struct model *m, const struct model_opts *o);

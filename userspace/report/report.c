@@ -6,7 +6,8 @@
  * decoded on the wire (decode.h), the CPUs' events merged into one time
  * order (merge.h) and fed to the model (model.h); the losses come from
  * the statistics `stats` computes (stats/table.h), gathered in the same
- * walk. */
+ * walk. With --callstacks' samples, the off-CPU stacks (offcpu.h): a
+ * section of call sites, or --folded lines (folded.h) alone. */
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -17,18 +18,21 @@
 #include "commands.h"
 #include "convert/convert.h"
 #include "report/decode.h"
+#include "report/folded.h"
+#include "report/offcpu.h"
 #include "report/rows.h"
 #include "util/log.h"
 #include "util/parse.h"
 
 enum { OPT_JSON = 1001, OPT_BY, OPT_SORT, OPT_TOP, OPT_PID, OPT_COMM,
-       OPT_FROM, OPT_TO, OPT_CPU };
+       OPT_FROM, OPT_TO, OPT_CPU, OPT_FOLDED };
 
 #define MAX_PIDS 1024
 
 struct report_args {
 	const char *path;
-	bool json;
+	bool json, folded;
+	const char *table_opt;   /* an option of the tables, for --folded */
 	struct report_opts o;
 	struct model_opts mo;
 	int32_t pids[MAX_PIDS];
@@ -48,6 +52,12 @@ static const struct argp_option options[] = {
 	  "250ms, ...)", 0 },
 	{ "to", OPT_TO, "T", 0, "End T after the first event", 0 },
 	{ "cpu", OPT_CPU, "LIST", 0, "Only these CPUs: 0,2-3", 0 },
+	{ "folded", OPT_FOLDED, NULL, 0, "Only the off-CPU stacks of a trace "
+	  "recorded with --callstacks, as folded lines (comm;user "
+	  "frames;-;kernel frames, root first) weighed in microseconds of "
+	  "off-CPU time, for flamegraph.pl, inferno or speedscope; with "
+	  "--pid, --comm, --from, --to, and --cpu (the CPU a sleep began on)",
+	  0 },
 	{ 0 },
 };
 
@@ -63,14 +73,20 @@ static const char doc[] =
 	"Percentiles come from a log-linear histogram (within 6.25%). When "
 	"the trace lost events the report lists the losses first and every "
 	"figure is a lower bound. A trace of several machines (from sync) "
-	"gets one section a machine, each as its input alone.\n\n"
+	"gets one section a machine, each as its input alone. A trace "
+	"recorded with --callstacks also gets its threads' off-CPU call "
+	"sites: the stack sampled at each sleep weighs that sleep's off-CPU "
+	"time.\n\n"
 	"Examples:\n"
 	"  bpftrace-rec report trace.pb\n"
 	"  bpftrace-rec report --sort wait --top 10 trace.pb.gz\n"
 	"  bpftrace-rec report --by process --json merged.pb | "
-	"jq '.machines[].processes'\n\n"
+	"jq '.machines[].processes'\n"
+	"  bpftrace-rec report --folded trace.pb | flamegraph.pl > "
+	"offcpu.svg\n\n"
 	"Exit status: 0, 1 for an unreadable, corrupt, truncated or empty "
-	"trace, 64 for a usage error.";
+	"trace (with --folded: also one without call stacks), 64 for a usage "
+	"error.";
 
 static int parse_pids(struct report_args *a, char *arg)
 {
@@ -119,12 +135,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_JSON:
 		a->json = true;
 		break;
+	case OPT_FOLDED:
+		a->folded = true;
+		break;
 	case OPT_BY:
+		a->table_opt = "--by";
 		if (strcmp(arg, "thread") && strcmp(arg, "process"))
 			argp_error(st, "--by: '%s' is not thread or process", arg);
 		a->o.by_process = !strcmp(arg, "process");
 		break;
 	case OPT_SORT:
+		a->table_opt = "--sort";
 		if (!strcmp(arg, "cpu"))
 			a->o.sort = SORT_CPU;
 		else if (!strcmp(arg, "wait"))
@@ -138,6 +159,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 				   "or offcpu", arg);
 		break;
 	case OPT_TOP:
+		a->table_opt = "--top";
 		if (parse_u64(arg, 0, 1000000000, &v))
 			argp_error(st, "--top: '%s' is not a count", arg);
 		a->o.top = (size_t)v;
@@ -177,6 +199,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "missing FILE");
 		if (a->mo.has_from && a->mo.has_to && a->mo.to <= a->mo.from)
 			argp_error(st, "--to must be after --from");
+		if (a->folded && (a->json || a->table_opt))
+			argp_error(st, "--folded writes stacks, not the tables: "
+				   "not with %s", a->json ? "--json" :
+				   a->table_opt);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -192,6 +218,8 @@ struct walk {
 	struct model model;
 	struct names names;
 	struct stat_gather *stats;
+	struct samples samples;  /* --callstacks' PerfSamples */
+	struct offcpu offcpu;    /* the model's sleeps, then their stacks */
 };
 
 static int on_packet(void *ctx, const struct input_packet *ip,
@@ -206,6 +234,9 @@ static int on_packet(void *ctx, const struct input_packet *ip,
 		rc = stat_gather_packet(w->stats, ip->data, ip->len);
 	} else {
 		rc = decode_packet(&w->dec, res->data, res->len, &d, &why);
+		if (!rc)
+			rc = samples_packet(&w->samples, res->data, res->len,
+					    &why);
 		if (rc == -1)
 			return input_fail_at(w->in, ip->offset,
 					     "malformed TracePacket: %s", why);
@@ -300,6 +331,7 @@ static int print(struct walk *w, const struct report_args *a,
 {
 	struct stat_table t;
 	struct report r = { 0 };
+	struct offcpu_thread top[OFFCPU_THREADS];
 	int rc;
 
 	if (stat_gather_rows(w->stats, &t))
@@ -310,6 +342,9 @@ static int print(struct walk *w, const struct report_args *a,
 		r.machine_name = machine_name(w, 0);
 		r.sort_name = sort_names[a->o.sort];
 		own_losses(&r, w, st);
+		r.has_stacks = w->samples.n > 0;
+		r.offcpu = top;
+		r.noffcpu = offcpu_top(&w->offcpu, &w->model, &w->names, top);
 		rc = sections(&r, a, w, &t);
 	}
 	if (!rc)
@@ -319,6 +354,14 @@ static int print(struct walk *w, const struct report_args *a,
 	report_free(&r);
 	stat_table_free(&t);
 	return rc ? EXIT_FAIL : EXIT_OK;
+}
+
+static int folded(const struct walk *w)
+{
+	if (!folded_print(&w->offcpu, &w->model, &w->names))
+		return EXIT_OK;
+	log_error("%s: out of memory", w->in->file.name);
+	return EXIT_FAIL;
 }
 
 static int run(struct report_args *a)
@@ -336,8 +379,10 @@ static int run(struct report_args *a)
 	}
 	merge_init(&w.merge);
 	model_init(&w.model, &a->mo);
+	offcpu_init(&w.offcpu, &w.model);
 	w.stats = stat_gather_new();
-	if (timeline_init(&tl) || names_init(&w.names) || !w.stats) {
+	if (timeline_init(&tl) || names_init(&w.names) || !w.stats ||
+	    samples_init(&w.samples)) {
 		log_error("%s: out of memory", in.file.name);
 		goto out;
 	}
@@ -359,7 +404,8 @@ static int run(struct report_args *a)
 	}
 	model_take(&w.model, &w.merge, true);
 	model_finish(&w.model);
-	if (w.model.oom) {
+	if (w.model.oom || offcpu_join(&w.offcpu, &w.samples, &w.model,
+				       &w.names, &a->o, &a->mo)) {
 		log_error("%s: out of memory", in.file.name);
 		goto out;
 	}
@@ -369,7 +415,12 @@ static int run(struct report_args *a)
 			  in.rd.warning);
 		goto out;
 	}
-	status = print(&w, a, &st);
+	if (a->folded && !w.samples.n) {
+		log_error("%s: no call stacks in the trace (record it with "
+			  "--callstacks)", in.file.name);
+		goto out;
+	}
+	status = a->folded ? folded(&w) : print(&w, a, &st);
 	if (in.rd.warning[0]) {
 		log_error("%s (the report covers the trace before it)",
 			  in.rd.warning);
@@ -380,6 +431,8 @@ static int run(struct report_args *a)
 			 w.model.events);
 out:
 	decoder_free(&w.dec);
+	offcpu_free(&w.offcpu);
+	samples_free(&w.samples);
 	stat_gather_free(w.stats);
 	model_free(&w.model);
 	merge_free(&w.merge);

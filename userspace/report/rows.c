@@ -41,8 +41,8 @@ static int cmp_cpu(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
-static bool wanted(const struct report_opts *o, const struct thread *t,
-		   const char *name)
+bool report_wants(const struct report_opts *o, const struct thread *t,
+		  const char *name)
 {
 	size_t i;
 
@@ -162,7 +162,7 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 			if (!leader)
 				leader = t;
 			name = names_str(names, leader->name);
-			if (!wanted(o, leader, name))
+			if (!report_wants(o, leader, name))
 				continue;
 			slot = hmap_insert(&procs, &key, &added);
 			if (!slot) {
@@ -181,7 +181,7 @@ static int gather_rows(struct report *r, const struct report_opts *o,
 				break;
 			}
 		} else {
-			if (!wanted(o, t, name))
+			if (!report_wants(o, t, name))
 				continue;
 			row = &r->rows[r->nrows++];
 			*row = (struct row){ .machine = t->machine,

@@ -59,6 +59,8 @@ struct waker_row {
 	uint32_t hardirq, softirq; /* wakings in interrupt context */
 };
 
+struct offcpu_thread;
+
 struct loss_row {
 	const char *name;
 	int64_t idx, machine, value;
@@ -91,6 +93,10 @@ struct report {
 	bool lower_bounds;        /* something was lost */
 	struct hist *phist;       /* by process: merged histograms */
 	size_t nphist;
+	/* off-CPU call sites (offcpu.h) of the whole trace, the caller's */
+	bool has_stacks;          /* the trace has --callstacks' samples */
+	const struct offcpu_thread *offcpu;
+	size_t noffcpu;
 };
 
 /* Builds the rows of machine `machine`'s threads and CPUs (its events
@@ -102,6 +108,10 @@ int report_build(struct report *r, const struct report_opts *o,
 		 const struct merge *mg, const struct stat_table *st,
 		 int64_t machine);
 void report_free(struct report *r);
+
+/* Whether thread t, named name, is one of o's (--pid, --comm). */
+bool report_wants(const struct report_opts *o, const struct thread *t,
+		  const char *name);
 
 int report_print_text(const struct report *r);
 int report_print_json(const struct report *r);

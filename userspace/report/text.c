@@ -1,9 +1,11 @@
 /* The report as text tables for a terminal (rows.h): header and losses,
  * then threads (or processes), CPUs and wakers, columns aligned, times in
- * ns, us, ms or s. */
+ * ns, us, ms or s; a trace with call stacks ends with its off-CPU call
+ * sites. */
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "report/offcpu.h"
 #include "report/rows.h"
 
 /* A duration as a person reads it, in buf (16 bytes). */
@@ -175,6 +177,33 @@ static void blocked(const struct report *r)
 	}
 }
 
+/* The threads of most sampled off-CPU time and their heaviest stacks,
+ * each by its call site (offcpu_site_short). */
+static void call_sites(const struct report *r)
+{
+	char a[16], site[160];
+	size_t i, k;
+
+	if (!r->has_stacks)
+		return;
+	printf("\nOff-CPU call sites (sampled sleeps; kernel frames below the "
+	       "scheduler | user frames, leaf first):\n");
+	if (!r->noffcpu)
+		printf("  (no sampled sleep of these threads ended in the "
+		       "trace)\n");
+	for (i = 0; i < r->noffcpu; i++) {
+		const struct offcpu_thread *t = &r->offcpu[i];
+
+		printf("%8" PRId32 " %-16s %10s x%" PRIu64 "\n", t->tid,
+		       t->name[0] ? t->name : "-", dur(t->ns, a), t->count);
+		for (k = 0; k < t->nsite; k++) {
+			offcpu_site_short(t->site[k].stack, site, sizeof(site));
+			printf("%27s x%-6" PRIu64 " %s\n", dur(t->site[k].ns, a),
+			       t->site[k].count, site);
+		}
+	}
+}
+
 /* The tables of one machine, or of the whole trace. */
 static void tables(const struct report *r)
 {
@@ -200,5 +229,6 @@ int report_print_text(const struct report *r)
 		span(s);
 		tables(s);
 	}
+	call_sites(r);
 	return 0;
 }
