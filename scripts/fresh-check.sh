@@ -79,6 +79,11 @@ trap cleanup EXIT
 mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# trace_processor_shell, which the tests need and no Debian package has:
+# put on the root's PATH, as a newcomer installs it (README.md)
+tp=${TRACE_PROCESSOR:-$(command -v trace_processor_shell || true)}
+[ -n "$tp" ] || die "no trace_processor_shell for the tests: set TRACE_PROCESSOR"
+install -D -m 0755 "$tp" "$root/usr/local/bin/trace_processor_shell"
 git clone -q --no-hardlinks --no-checkout "$repo" "$root/root/p"
 git -C "$root/root/p" checkout -q "$sha"
 log "testing ${sha:0:12} in $root (clone at /root/p)"

@@ -51,6 +51,13 @@ done
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 cd "$repo"
 OUT=${OUT:-build}
+# Perfetto's trace_processor_shell, which the tests hold traces against
+# (tests/cli/helpers.bash): an absolute path, the same in the guests
+TRACE_PROCESSOR=${TRACE_PROCESSOR:-$(command -v trace_processor_shell || true)}
+[ -n "$TRACE_PROCESSOR" ] && [ -x "$TRACE_PROCESSOR" ] ||
+	die "no trace_processor_shell: put it on PATH or set TRACE_PROCESSOR (see README.md)"
+TRACE_PROCESSOR=$(realpath "$TRACE_PROCESSOR")
+export TRACE_PROCESSOR
 cache=${BTR_KERNEL_CACHE:-${TMPDIR:-/tmp}/btr-kernels}
 results=$repo/$OUT/kernel-check
 mkdir -p "$cache" "$results"
@@ -166,8 +173,9 @@ boot_kernel() {
 	echo "$repo" >"$res/repo"
 	local args=""
 	[ ${#run_args[@]} -gt 0 ] && args=$(printf '%q ' "${run_args[@]}")
-	printf 'BTR_EMULATED=1 OUT=%q exec bash scripts/kernel/run-tests.sh %s\n' \
-		"$OUT" "$args" >"$res/cmd"
+	# the guest sees the host's root: the same trace_processor path
+	printf 'BTR_EMULATED=1 OUT=%q TRACE_PROCESSOR=%q exec bash scripts/kernel/run-tests.sh %s\n' \
+		"$OUT" "$TRACE_PROCESSOR" "$args" >"$res/cmd"
 	rm -f "$res/rc" "$res/log"
 	# One TCG thread for both vCPUs: with a thread each (thread=multi) a
 	# vCPU could go on running a stale translation of kernel text that

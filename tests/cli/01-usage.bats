@@ -93,3 +93,12 @@ load helpers
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"CAP_BPF"* ]]
 }
+
+@test "the checks against trace_processor fail, never skip, without trace_processor_shell" {
+	TP=/nonexistent/trace_processor_shell
+	run tp_query /dev/null "select 1"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"trace_processor_shell not found"*"TRACE_PROCESSOR"* ]]
+	run report_equals_tp /dev/null
+	[ "$status" -ne 0 ]
+}

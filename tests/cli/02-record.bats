@@ -149,7 +149,9 @@ check_cpu_order() {
 	record_cmd -d 2s
 	dump_trace "$TMP/trace.pb"
 	local full mism stat
-	full=$(awk '$3 == "sched_switch" && !/ compact=1/' "$TMP/dump.txt" | wc -l)
+	# (a CPU's first switch is a full event too: not counted here)
+	full=$(awk '$3 == "sched_switch" { if (!/ compact=1/ && ($2 in seen)) n++; seen[$2] = 1 }
+		END { print n + 0 }' "$TMP/dump.txt")
 	mism=$(grep -v '^- ' "$TMP/dump.txt" | sort -s -n -k1,1 | awk '
 		$3 == "sched_switch" {
 			for (i = 4; i <= NF; i++) {
@@ -172,6 +174,47 @@ check_cpu_order() {
 	else
 		! grep -q "switched out a task other than" "$TMP/rec.err" || false
 	fi
+}
+
+@test "trace_processor reads a system-wide recording: no error, the workload in sched and thread_state, report equal on every thread" {
+	record_pingpong -d 2s
+	# no error or data loss but the switches the kernel hid, which
+	# trace_processor counts as we do
+	tp_stats_clean "$TMP/trace.pb" mismatched_sched_switch_tids
+	local ours theirs
+	ours=$(stat_value "$TMP/trace.pb" mismatched_sched_switch_tids -1)
+	theirs=$(tp_query "$TMP/trace.pb" "select ifnull(sum(value), 0) from stats
+		where name = 'mismatched_sched_switch_tids'")
+	echo "mismatched: ours $ours, trace_processor $theirs"
+	[ "$ours" = "$theirs" ]
+	# the ping-pong's switch-outs as getrusage counted them, in
+	# trace_processor's sched slices (ended between the two stamps)
+	local p c
+	p=$(tp_query "$TMP/trace.pb" "select count(*) from sched join thread
+		using (utid) where tid = $PARENT and dur >= 0 and
+		ts + dur between ${PARENT_WIN% *} and ${PARENT_WIN#* }")
+	c=$(tp_query "$TMP/trace.pb" "select count(*) from sched join thread
+		using (utid) where tid = $CHILD and dur >= 0 and
+		ts + dur between ${CHILD_WIN% *} and ${CHILD_WIN#* }")
+	echo "sched slices: parent $p (getrusage $PARENT_CSW), child $c ($CHILD_CSW)"
+	[ "$p" -ge "$PARENT_CSW" ] && [ "$p" -le $((PARENT_CSW + 2)) ]
+	[ "$c" -ge "$CHILD_CSW" ] && [ "$c" -le $((CHILD_CSW + 2)) ]
+	# the parent woke the child (not an interrupt) in most of its R
+	# states (the others: wakings before it slept, or preemptions)
+	local w
+	w=$(tp_query "$TMP/trace.pb" "select wk.tid, count(*) from thread_state s
+		join thread t using (utid) join thread wk on s.waker_utid = wk.utid
+		where t.tid = $CHILD and s.state = 'R' and s.irq_context = 0
+		group by 1 order by 2 desc limit 1")
+	echo "child's first waker: $w (voluntary switches $CHILD_VOL)"
+	[ "${w%,*}" = "$PARENT" ]
+	[ "${w#*,}" -ge $((CHILD_VOL / 2)) ]
+	# names and the process tree
+	[ "$(tp_query "$TMP/trace.pb" "select t.name, p.pid from thread t
+		join process p using (upid) where t.tid = $CHILD")" = "pingpong-child,$CHILD" ]
+	report_equals_tp "$TMP/trace.pb"
+	grep -q "^$PARENT " "$TMP/tp.txt"
+	grep -q "^$CHILD " "$TMP/tp.txt"
 }
 
 @test "the tp_btf programs load on this kernel, not only the raw_tp fallback" {

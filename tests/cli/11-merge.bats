@@ -644,4 +644,23 @@ check_manifest_error() {
 	[ "$("$BTR" stats --json "$TMP/m.pb" | jq '[.[] | select(.name == "traced_buf_buffer_size")] | length')" -eq 2 ]
 	[ "$("$BTR" stats --json "$TMP/m.pb" | jq '[.[] | select(.machine == 1)] | length')" -gt 3 ]
 	protoc_decode "$TMP/m.pb"
+	# trace_processor: two machines by name, each one's threads, CPUs
+	# and stats its own, every thread's figures those of its recording
+	# alone, and the report's section of each machine equal to them
+	tp_stats_clean "$TMP/m.pb" mismatched_sched_switch_tids
+	[ "$(tp_query "$TMP/m.pb" "select id, name from machine order by id" | tr '\n' ' ')" = "0,alpha 1,beta " ]
+	[ "$(tp_query "$TMP/m.pb" "select count(distinct machine_id) from cpu")" = 2 ]
+	[ "$(tp_query "$TMP/m.pb" "select count(*) from stats where name =
+		'traced_buf_buffer_size' and machine_id = 1")" = 1 ]
+	"$BTR" report --json --top 0 "$TMP/m.pb" >"$TMP/m.json"
+	local k f
+	for k in 0 1; do
+		f=$([ "$k" = 0 ] && echo a || echo b)
+		tp_threads "$TMP/$f.pb" | sort -n >"$TMP/$f.tp"
+		tp_threads "$TMP/m.pb" "$k" | sort -n >"$TMP/m$k.tp"
+		[ "$(wc -l <"$TMP/m$k.tp")" -ge 5 ]
+		diff -u "$TMP/$f.tp" "$TMP/m$k.tp"
+		jq ".machines[$k]" "$TMP/m.json" >"$TMP/m$k.json"
+		report_threads "$TMP/m$k.json" | diff -u "$TMP/m$k.tp" -
+	done
 }

@@ -135,3 +135,38 @@ compare() {
 	[ "$(jq -c "select(.kind == \"sched_waking\" and .pid == $s and .irq_context == 1)" "$W/dump.json" | wc -l)" -eq \
 	  "$(awk '$2 == 1' "$W/ours.$s" | wc -l)" ]
 }
+
+@test "wakeup context: trace_processor's irq_context; the report lists interrupt wakers apart from threads" {
+	local s r n kind other label
+	s=$(tid sleeper)
+	r=$(tid reader)
+	tp_stats_clean "$W/trace.pb" mismatched_sched_switch_tids
+	# the sleeper's R states that ended by running, by irq_context, as
+	# trace_processor sets it from the wakings' common_flags
+	n=$(tp_query "$W/trace.pb" "with st as (select ts, dur, state, irq_context,
+		lead(state) over (order by ts) as nxt from thread_state
+		join thread using (utid) where tid = $s)
+		select count(*) from st where state = 'R' and irq_context = 1
+		and dur >= 0 and nxt = 'Running'")
+	echo "sleeper: $n latencies after an interrupt's waking (trace_processor)"
+	[ "$n" -ge $((ROUNDS * 9 / 10)) ]
+	[ "$(tp_query "$W/trace.pb" "select count(*) from thread_state join thread
+		using (utid) where tid in ($r, $(tid writer)) and irq_context = 1")" -eq 0 ]
+	# report: the same count, as the interrupt (hard; on PREEMPT_RT the
+	# timer softirq), not as the task it interrupted
+	kind=hard other=soft label="hard irq"
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] &&
+		kind=soft other=hard label=softirq
+	"$BTR" report --json --pid "$s" "$W/trace.pb" >"$W/rs.json"
+	jq -c '.wakers' "$W/rs.json"
+	[ "$(jq ".wakers[0].tid" "$W/rs.json")" = "$s" ]
+	[ "$(jq ".wakers[0].woken_by_irq.$kind" "$W/rs.json")" -eq "$n" ]
+	[ "$(jq ".wakers[0].woken_by_irq.$other" "$W/rs.json")" -eq 0 ]
+	"$BTR" report --pid "$s" "$W/trace.pb" | tee "$W/rs.txt"
+	grep -Eq "^ *$s .*woken by.* interrupts: $label x$n\$" "$W/rs.txt"
+	# the reader: woken by the writer, a task, never an interrupt
+	"$BTR" report --json --pid "$r" "$W/trace.pb" >"$W/rr.json"
+	jq -c '.wakers' "$W/rr.json"
+	[ "$(jq ".wakers[0].woken_by[0].tid" "$W/rr.json")" = "$(tid writer)" ]
+	[ "$(jq '.wakers[0].woken_by_irq.hard + .wakers[0].woken_by_irq.soft' "$W/rr.json")" -eq 0 ]
+}

@@ -102,6 +102,45 @@ check_role() {
 	[ "$(blocked "$t" d | awk '$1 != "?" && $2 == 1' | wc -l)" -ge 1 ]
 }
 
+# tp_blocked TID [RUN]: trace_processor's "STATE,FUNCTION,IO_WAIT,COUNT"
+# of TID's sleeping thread_state rows, by state, function and io_wait.
+tp_blocked() {
+	tp_query "$W/${2:-all}.pb" "select state, ifnull(blocked_function, '-'),
+		ifnull(io_wait, '-'), count(*) from thread_state join thread
+		using (utid) where tid = $1 and state in ('S', 'D')
+		group by 1, 2, 3 order by 1, 2, 3"
+}
+
+@test "blocked reason: trace_processor's thread_state has each function and io_wait; report equals it" {
+	local r t w n run
+	for run in all d raw; do
+		tp_stats_clean "$W/$run.pb" mismatched_sched_switch_tids
+	done
+	for r in sleeper piper futexer; do
+		t=$(tid "$r")
+		w=$(wchan "$r")
+		tp_blocked "$t" | tee "$TMP/$r.tp"
+		# the S sleeps, each round, in the function the kernel names
+		n=$(awk -F, -v w="$w" '$1 == "S" && $2 == w { n += $4 } END { print n + 0 }' "$TMP/$r.tp")
+		[ "$n" -ge "$ROUNDS" ]
+		# no I/O wait in any of its sleeps
+		[ "$(awk -F, '$3 == 1' "$TMP/$r.tp" | wc -l)" -eq 0 ]
+		# in raw tracepoints' recording too
+		tp_blocked "$(tid "$r" raw)" raw | awk -F, -v w="$w" -v r="$ROUNDS" \
+			'$1 == "S" && $2 == w { n += $4 } END { exit !(n >= r) }'
+	done
+	# the syncer waits in D for its disk, io_wait 1, in both recordings
+	for run in all d; do
+		tp_blocked "$(tid syncer "$run")" "$run" | tee "$TMP/syncer.tp"
+		awk -F, '$1 == "D" && $2 != "-" && $3 == 1 { n++ } END { exit !n }' "$TMP/syncer.tp"
+	done
+	# the default recording leaves S sleeps without a function
+	[ "$(tp_blocked "$(tid sleeper d)" d | awk -F, '$1 == "S" && $2 != "-"' | wc -l)" -eq 0 ]
+	for run in all d raw; do
+		report_equals_tp "$W/$run.pb"
+	done
+}
+
 # Every blocked reason comes right after its task's switch-out, on the
 # same CPU, in a sleeping state: S or D (all), D only (d). A CPU's first
 # switch in the file has no known prev_pid (dump prints ?): only its state

@@ -502,3 +502,52 @@ check_cache_used() {
 		! grep "kernel stacks from the cache differ" "$TMP/kc.err" | grep -qv ": 0 kernel stacks" || false
 	done
 }
+
+# tp_samples FILE: trace_processor's "TS TID STACK" of every perf_sample
+# in FILE, leaf first, each frame named as the Perfetto UI names it (its
+# symbol from ModuleSymbols, or else the frame's own name), unnamed
+# frames as "?", time order.
+tp_samples() {
+	tp_query "$1" "with recursive walk(sample, ts, utid, cid, depth) as (
+		select id, ts, utid, callsite_id, 0 from perf_sample
+		union all
+		select w.sample, w.ts, w.utid, c.parent_id, w.depth + 1 from walk w
+		join stack_profile_callsite c on c.id = w.cid
+		where c.parent_id is not null),
+	named as (select w.sample, w.ts, w.utid, w.depth,
+		coalesce((select s.name from stack_profile_symbol s
+		where s.symbol_set_id = f.symbol_set_id order by s.id limit 1),
+		f.name) as name from walk w
+		join stack_profile_callsite c on c.id = w.cid
+		join stack_profile_frame f on f.id = c.frame_id)
+	select n.ts, t.tid, group_concat(iif(n.name = '', '?', n.name), ','
+		order by n.depth) as stack
+	from named n join thread t using (utid) group by n.sample
+	order by n.ts, t.tid" | tr , ' ' | awk '{ s = $3; for (i = 4; i <= NF; i++) s = s "," $i; print $1, $2, s }'
+}
+
+# dump_samples RUN: the same from our dump (addresses as "?").
+dump_samples() {
+	awk '$3 == "perf_sample" {
+		s = "-"
+		for (i = 6; i <= NF; i++) if ($i ~ /^stack=/) s = substr($i, 7)
+		n = split(s, f, ","); s = ""
+		for (i = 1; i <= n; i++) s = s (i > 1 ? "," : "") (f[i] ~ /^0x[0-9a-f]+$/ ? "?" : f[i])
+		print $1, substr($5, 5), s }' "$W/$1.txt" | sort -s -k1,1n -k2,2n
+}
+
+@test "callstacks: trace_processor's perf_sample and stack_profile tables hold every sample's stack, as dump reads it" {
+	local run t
+	for run in btf raw both fp; do
+		tp_stats_clean "$W/$run.pb" mismatched_sched_switch_tids
+		tp_samples "$W/$run.pb" >"$TMP/$run.tp"
+		dump_samples "$run" >"$TMP/$run.dump"
+		echo "$run: $(wc -l <"$TMP/$run.tp") samples in trace_processor, $(wc -l <"$TMP/$run.dump") in dump"
+		[ "$(wc -l <"$TMP/$run.dump")" -ge $((3 * ROUNDS)) ]
+		diff -u "$TMP/$run.dump" "$TMP/$run.tp"
+	done
+	# the reader's user functions, named through ModuleSymbols
+	t=$(fp_reader)
+	[ "$(awk -v t="$t" '$2 == t && $3 ~ /,inner_fn,middle_fn,outer_fn,reader_main(,|$)/' "$TMP/fp.tp" | wc -l)" -ge "$ROUNDS" ]
+	report_equals_tp "$W/both.pb"
+}

@@ -50,6 +50,14 @@ switch_out_states() {
 		if (index(t, "," p ",")) print f }' "$TMP/dump.txt" | sort | uniq -c | tee "$TMP/callers.txt"
 	locked=$(awk '$2 == "eventfd_write" { s += $1 } END { print s + 0 }' "$TMP/callers.txt")
 	! grep -Eq " (rt_spin_lock|rtlock_slowlock.*|__schedule|schedule_rtlock)$" "$TMP/callers.txt" || false
+	# trace_processor's thread_state: the same D sleeps in eventfd_write
+	local tp_locked
+	tp_stats_clean "$TMP/trace.pb" mismatched_sched_switch_tids
+	tp_locked=$(tp_query "$TMP/trace.pb" "select count(*) from thread_state
+		join thread using (utid) where tid in ($tids) and state = 'D'
+		and blocked_function = 'eventfd_write'")
+	echo "trace_processor: $tp_locked D states in eventfd_write"
+	[ "$tp_locked" -eq "$locked" ]
 	if is_rt; then
 		# TASK_RTLOCK_WAIT, which the raw tp_btf state carries, is D
 		[ "${d:-0}" -ge 1 ]
@@ -88,22 +96,37 @@ switch_out_states() {
 	thread=$(awk '$2 == "0x10" && $3 ~ /^(ksoftirqd|ktimers)\// { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
 	echo "wakings $all: softirq $soft (by the softirq thread $thread), hard irq $hard"
 	[ "$all" -ge 90 ]
-	# report names the waker as the trace does: the softirq thread on RT
-	local pid top
+	# trace_processor: the sleeper's R states, each woken in interrupt
+	# context (irq_context 1), its waker_utid the task running there
+	local lat irq bythread
+	tp_stats_clean "$TMP/trace.pb" mismatched_sched_switch_tids
+	read -r lat irq bythread < <(tp_query "$TMP/trace.pb" "select count(*) as n,
+		sum(s.irq_context = 1) as irq, sum(w.name like 'ksoftirqd/%' or
+		w.name like 'ktimers/%') as softirq_thread from thread_state s join thread t
+		using (utid) left join thread w on s.waker_utid = w.utid
+		where t.tid = $t and s.state = 'R' and s.waker_utid is not null" | tr , ' ')
+	echo "trace_processor: $lat R states woken, $irq in interrupt context, $bythread by the softirq thread"
+	[ "$irq" -ge $((lat * 9 / 10)) ]
+	# report lists the interrupt as the waker, soft on RT, hard elsewhere
+	local pid soft_r hard_r
 	pid=$(awk -v t="tid=$t" '$3 == "thread" && $4 == t { sub("tgid=", "", $5); print $5; exit }' "$TMP/dump.txt")
 	[ -n "$pid" ]
 	"$BTR" report --json --pid "$pid" "$TMP/trace.pb" >"$TMP/report.json"
-	top=$(jq -r --argjson t "$t" '.wakers[] | select(.tid == $t) | .woken_by[0].comm' "$TMP/report.json")
-	echo "report: the sleeper's first waker is $top"
-	[ -n "$top" ]
+	read -r soft_r hard_r < <(jq -r --argjson t "$t" '.wakers[] | select(.tid == $t) |
+		"\(.woken_by_irq.soft) \(.woken_by_irq.hard)"' "$TMP/report.json")
+	echo "report: the sleeper woken by softirq x$soft_r, hard irq x$hard_r"
 	if is_rt; then
 		[ "$hard" -eq 0 ]
 		[ "$soft" -ge $((all * 9 / 10)) ]
 		[ "$thread" -ge $((all / 2)) ]
-		[[ $top == ksoftirqd/* || $top == ktimers/* ]]
+		[ "$bythread" -ge $((lat / 2)) ]
+		[ "$hard_r" -eq 0 ]
+		[ "$soft_r" -ge $((all * 8 / 10)) ]
 	else
 		[ "$hard" -ge $((all * 9 / 10)) ]
 		[ "$thread" -eq 0 ]
-		[[ $top != ksoftirqd/* && $top != ktimers/* ]]
+		[ "$bythread" -eq 0 ]
+		[ "$soft_r" -eq 0 ]
+		[ "$hard_r" -ge $((all * 8 / 10)) ]
 	fi
 }

@@ -188,3 +188,109 @@ kind_lines() {
 	awk -v k="$kind" -v n="$nskip" '$3 == k { for (i = 1; i <= n; i++) $i = ""; print }' "$@" |
 		sed 's/ machine_id=[0-9]*//; s/ callstack_iid=[0-9]*//' | sort
 }
+
+# Perfetto's own trace_processor_shell, the real client every trace is
+# held against: $TRACE_PROCESSOR, or trace_processor_shell on PATH. Not a
+# Debian package: README's "Testing" says where to get it; the tests fail
+# (never skip) without it.
+TP=${TRACE_PROCESSOR:-$(command -v trace_processor_shell || true)}
+
+need_trace_processor() {
+	[ -n "$TP" ] && [ -x "$TP" ] ||
+		fail "trace_processor_shell not found: put Perfetto's trace_processor_shell on PATH or set TRACE_PROCESSOR to it (see README.md)"
+}
+
+# tp_query FILE SQL: trace_processor's answer as lines of comma-separated
+# values, without the header line and the quotes. Fails when
+# trace_processor cannot load the file or run the query. Name each
+# column of several lines (expr as name): the header would take as many.
+tp_query() {
+	need_trace_processor || return 1
+	local out err
+	err=$(mktemp /tmp/btr-tp.XXXXXX)
+	if ! out=$("$TP" query "$1" "$2" 2>"$err"); then
+		fail "trace_processor failed on $1: $(tail -5 "$err")"
+		rm -f "$err"
+		return 1
+	fi
+	rm -f "$err"
+	tail -n +2 <<<"$out" | tr -d '"'
+}
+
+# tp_stats_clean FILE [NAME...]: trace_processor found no error and no
+# data loss in FILE (stats of severity error or data_loss with a value)
+# but the stats NAME... the test expects.
+tp_stats_clean() {
+	local f=$1 rows name ok=1
+	shift
+	rows=$(tp_query "$f" "select name, idx, value from stats
+		where value > 0 and severity in ('error', 'data_loss')") || return 1
+	while IFS=, read -r name _; do
+		[ -n "$name" ] || continue
+		[[ " $* " == *" $name "* ]] && continue
+		echo "trace_processor: $name in $f" >&2
+		ok=0
+	done <<<"$rows"
+	[ "$ok" = 1 ] ||
+		{ fail "trace_processor: errors or data loss in $f: $rows"; return 1; }
+}
+
+# Per thread of FILE, as trace_processor defines them (tid, then CPU ns,
+# switches out voluntary and involuntary, latency count and ns, S ns, D
+# ns), for threads with any figure not 0, by tid:
+# - CPU time: its sched slices that ended (dur -1: open);
+# - switches: its ended slices by end state (R, R+: involuntary);
+# - latencies: its thread_state rows R or R+ that ended by a Running row;
+# - S and D: its S and D rows that ended.
+# Machine MACHINE only when given (a merge: machine_id, NULL the host).
+TP_THREAD_SQL="
+with st as (select utid, ts, dur, state,
+	lead(state) over (partition by utid order by ts) as nxt,
+	lead(ts) over (partition by utid order by ts) as nts
+	from thread_state),
+lat as (select utid, count(*) as n, sum(dur) as ns from st
+	where state in ('R', 'R+') and dur >= 0 and nxt = 'Running'
+	and nts = ts + dur group by utid),
+off as (select utid, sum(iif(state = 'S', dur, 0)) as s,
+	sum(iif(state = 'D', dur, 0)) as d from st where dur > 0
+	group by utid),
+sl as (select utid, sum(iif(dur > 0, dur, 0)) as cpu,
+	sum(end_state is not null and end_state not in ('R', 'R+')) as vol,
+	sum(end_state in ('R', 'R+')) as invol from sched group by utid)
+select t.tid, sum(ifnull(sl.cpu, 0)), sum(ifnull(sl.vol, 0)),
+	sum(ifnull(sl.invol, 0)), sum(ifnull(lat.n, 0)), sum(ifnull(lat.ns, 0)),
+	sum(ifnull(off.s, 0)), sum(ifnull(off.d, 0))
+from thread t left join sl using (utid) left join lat using (utid)
+	left join off using (utid)
+where t.tid > 0 and %MACHINE%
+group by t.tid order by t.tid"
+
+# tp_threads FILE [MACHINE]: those lines, space-separated.
+tp_threads() {
+	local m="1" rows
+	[ -n "${2:-}" ] && m="ifnull(t.machine_id, 0) = $2"
+	rows=$(tp_query "$1" "${TP_THREAD_SQL//%MACHINE%/$m}") || return 1
+	tr , ' ' <<<"$rows" | awk '$2 + $3 + $4 + $5 + $6 + $7 + $8 > 0'
+}
+
+# report_threads JSON: the same figures from a `report --json --top 0`
+# object (a trace's or one machine's section).
+report_threads() {
+	jq -r '.threads[] | "\(.tid) \(.cpu_ns) \(.switches_voluntary) \(.switches_involuntary) \(.latency.count // 0) \(.latency.sum_ns // 0) \(.off_cpu.S_ns) \(.off_cpu.D_ns)"' "$1" |
+		awk '$2 + $3 + $4 + $5 + $6 + $7 + $8 > 0' | sort -n
+}
+
+# report_equals_tp FILE: `report --json` gives every thread of FILE the
+# figures trace_processor's SQL gives it, exactly; kept in $TMP/tp.txt and
+# $TMP/report.txt (a diff on failure).
+report_equals_tp() {
+	"$BTR" report --json --top 0 "$1" >"$TMP/report-tp.json" ||
+		{ fail "report $1 failed"; return 1; }
+	report_threads "$TMP/report-tp.json" >"$TMP/report.txt" || return 1
+	tp_threads "$1" >"$TMP/tp.unsorted" || return 1
+	sort -n "$TMP/tp.unsorted" >"$TMP/tp.txt"
+	[ -s "$TMP/tp.txt" ] ||
+		{ fail "trace_processor gave no thread figures for $1"; return 1; }
+	diff -u "$TMP/tp.txt" "$TMP/report.txt" >&2 ||
+		{ fail "report and trace_processor disagree on $1 (- trace_processor, + report)"; return 1; }
+}

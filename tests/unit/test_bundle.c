@@ -79,6 +79,18 @@ static struct btr_wakeup mk_waking(uint64_t ts, int32_t pid, const char *comm,
 
 #define ADD(b, rec) bundle_enc_add((b), &(rec).h, sizeof(rec))
 
+/* An encoder into c whose first switch is compact (as after a loss): the
+ * tests of the compact encoding; test_first_switch_regular tests the
+ * first switch of a new one. */
+static struct bundle_enc *enc_new(struct coll *c)
+{
+	struct bundle_enc *b = bundle_enc_new(CPU, SEQ, &c->sink);
+
+	if (b)
+		bundle_enc_compact_start(b);
+	return b;
+}
+
 /* ---- decoding: compact events back to absolute values ---- */
 
 struct dec_ev {
@@ -298,7 +310,7 @@ static void test_roundtrip_compact(void)
 	size_t i;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	CHECK(b != NULL);
 	CHECK_EQ_I64(ADD(b, sw[0]), 0);
 	CHECK_EQ_I64(ADD(b, wk[0]), 0);
@@ -344,7 +356,7 @@ static void test_wire_packed_once(void)
 	uint64_t ts = 5000;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < 300; i++) {
 		struct btr_switch sw = mk_switch(ts += 7, (int32_t)i, "a", 1);
 		struct btr_wakeup wk = mk_waking(ts += 3, (int32_t)i, "b", 0);
@@ -380,7 +392,7 @@ static void test_many_comms(void)
 	char comm[32];
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < N; i++) {
 		snprintf(comm, sizeof(comm), "task-%zu", (i * 7) % COMMS);
 		sw[i] = mk_switch(ts += 1 + i % 1000, (int32_t)i, comm, i % 3);
@@ -423,7 +435,7 @@ static void test_out_of_order(void)
 	size_t i;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < 3; i++)
 		CHECK_EQ_I64(ADD(b, sw[i]), 0);
 	for (i = 0; i < 2; i++)
@@ -471,7 +483,7 @@ static void test_bundle_header_fields(void)
 	size_t i;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	CHECK(ADD(b, s1) == 0 && ADD(b, f1) == 0);
 	CHECK_EQ_I64(bundle_enc_flush(b), 0); /* bundle 0: ends at 150 */
 	CHECK_EQ_I64(ADD(b, s2), 0);
@@ -624,7 +636,7 @@ static void test_regular_types(void)
 	Packet *p;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < n; i++)
 		CHECK_EQ_I64(bundle_enc_add(b, &r[i].h, sizeof(r[i])), 0);
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
@@ -674,7 +686,7 @@ static void test_unmatched_switch(void)
 	memcpy(sw[2].prev_comm, "hidden", 7);
 	sw[2].prev_prio = 110;
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < 4; i++)
 		CHECK_EQ_I64(ADD(b, sw[i]), 0);
 	CHECK_EQ_I64(bundle_enc_flush(b), 0);
@@ -706,6 +718,54 @@ static void test_unmatched_switch(void)
 	coll_free(&c);
 }
 
+/* A new encoder's first switch is regular, with its prev fields (no
+ * earlier switch to infer them from: trace_processor would drop it as a
+ * first compact switch); the next ones are compact, none unmatched. */
+static void test_first_switch_regular(void)
+{
+	struct btr_switch sw[3] = {
+		mk_switch(4000, 30, "first", 0),
+		mk_switch(4100, 31, "second", 1),
+		mk_switch(4200, 32, "third", 0),
+	};
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	Packet *p;
+	size_t i;
+
+	sw[0].prev_pid = 7;
+	memcpy(sw[0].prev_comm, "before", 7);
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	CHECK(b != NULL);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_I64(ADD(b, sw[i]), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->switch_unmatched, 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_SWITCH], 3);
+	decode(&d, &c, 8);
+	CHECK_EQ_I64(d.n_sw, 2);
+	if (d.n_sw == 2) {
+		check_switch(&d.sw[0], &sw[1]);
+		check_switch(&d.sw[1], &sw[2]);
+	}
+	p = coll_unpack(&c, 0);
+	CHECK(p && p->ftrace_events && p->ftrace_events->n_event == 1);
+	if (p && p->ftrace_events && p->ftrace_events->n_event == 1) {
+		const FtraceEvent *e = p->ftrace_events->event[0];
+		const Perfetto__Protos__SchedSwitchFtraceEvent *m = e->sched_switch;
+
+		CHECK(e->has_timestamp && e->timestamp == 4000);
+		CHECK(m && m->prev_pid == 7 && strcmp(m->prev_comm, "before") == 0);
+		CHECK(m && m->next_pid == 30 && strcmp(m->next_comm, "first") == 0);
+	}
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
 /* A switch that does not follow on from the last one is no news after a
  * loss (records lost, or a bundle that never reached the sink): it stays
  * compact and is not counted; the next bundle has lost_events. */
@@ -725,7 +785,7 @@ static void test_unmatched_after_loss(void)
 	sw[1].h.lost = 2;
 	sw[3].prev_pid = 88; /* the bundle holding sw[2] was lost */
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	CHECK_EQ_I64(ADD(b, sw[0]), 0);
 	CHECK_EQ_I64(ADD(b, sw[1]), 0);
 	CHECK_EQ_I64(ADD(b, sw[2]), 0);
@@ -768,7 +828,7 @@ static void test_unterminated_strings(void)
 	memcpy(s2.next_comm + 3, "junk", 4);
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	CHECK_EQ_I64(bundle_enc_add(b, &w->h, sizeof(*w)), 0);
 	CHECK_EQ_I64(ADD(b, s1), 0);
 	CHECK_EQ_I64(ADD(b, s2), 0);
@@ -808,7 +868,7 @@ static void test_malformed(void)
 	uint16_t bad[] = { 0, BTR_REC_CLOCK, BTR_REC_TYPE_MAX, 0xffff };
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	memset(&clk, 0, sizeof(clk));
 	hdr(&clk.h, BTR_REC_CLOCK, 5, 0);
 	CHECK_EQ_I64(ADD(b, clk), -EINVAL);
@@ -843,7 +903,7 @@ static void test_event_cap(void)
 	size_t i;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < N; i++) {
 		struct btr_switch sw = mk_switch(1000 + i, (int32_t)i, "x", 0);
 
@@ -875,7 +935,7 @@ static void test_byte_cap(void)
 	memset(&x, 0, sizeof(x));
 	hdr(&x.h, BTR_REC_EXEC, 1, 1);
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	for (i = 0; i < 1000; i++)
 		CHECK(ADD(b, x) == 0);
 	CHECK(c.n >= 2);
@@ -896,7 +956,7 @@ static void test_sink_error(void)
 	Packet *p;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	CHECK_EQ_I64(ADD(b, s1), 0);
 	c.fail = -EIO;
 	CHECK_EQ_I64(bundle_enc_flush(b), -EIO);
@@ -1086,7 +1146,7 @@ static void test_blocked(void)
 	size_t i;
 
 	coll_init(&c);
-	b = bundle_enc_new(CPU, SEQ, &c.sink);
+	b = enc_new(&c);
 	bundle_enc_set_symbolizer(b, fake_sym, NULL);
 	CHECK_EQ_I64(ADD(b, sw), 0);
 	CHECK_EQ_I64(ADD(b, b1), 0);
@@ -1182,6 +1242,7 @@ int main(void)
 	RUN(test_regular_types);
 	RUN(test_unmatched_switch);
 	RUN(test_unmatched_after_loss);
+	RUN(test_first_switch_regular);
 	RUN(test_unterminated_strings);
 	RUN(test_malformed);
 	RUN(test_event_cap);

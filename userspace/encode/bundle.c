@@ -7,7 +7,10 @@
  * as a regular sched_switch, so that its real prev_pid is kept:
  * compact_sched has no prev fields and readers would infer the wrong task.
  * After a loss it stays compact, as traced writes it: the bundle's
- * lost_events already flags the CPU. */
+ * lost_events already flags the CPU. A CPU's first switch is written as a
+ * regular one too: a reader has no earlier switch to infer its prev from,
+ * and trace_processor drops a first compact switch (no sched slice for
+ * the task it puts on the CPU, compact_sched_switch_skipped). */
 #include "encode/bundle.h"
 
 #include <errno.h>
@@ -335,6 +338,12 @@ struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
 	return b;
 }
 
+void bundle_enc_compact_start(struct bundle_enc *b)
+{
+	b->have_running = true;
+	b->lost_since_switch = true;
+}
+
 void bundle_enc_set_symbolizer(struct bundle_enc *b, bundle_symbolize_fn fn,
 			       void *ctx)
 {
@@ -652,11 +661,11 @@ static int add_switch(struct bundle_enc *b, const struct btr_switch *r)
 			 r->prev_pid != b->running;
 	int err;
 
-	if (unmatched) {
+	if (unmatched || !b->have_running) {
 		err = add_regular(b, &r->h, sizeof(*r));
 		if (err)
 			return err;
-		b->stats.switch_unmatched++;
+		b->stats.switch_unmatched += unmatched;
 		return ran(b, r->next_pid);
 	}
 	err = comm_index(b, r->next_comm, &comm);

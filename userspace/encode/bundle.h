@@ -48,6 +48,11 @@ struct bundle_enc;
 struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
 				  struct packet_sink *sink);
 
+/* Starts b as if records were lost before its first one: its first
+ * switch is then written compact, as traced writes a CPU's first, instead
+ * of regular (bundle.c). For tests of the compact encoding. */
+void bundle_enc_compact_start(struct bundle_enc *b);
+
 /* Blocked reasons (BTR_REC_BLOCKED) name their function through `fn`:
  * each bundle carries, in its packet's InternedData.kernel_symbols, the
  * names its sched_blocked_reason events point to (iid = the id `fn`
