@@ -6,6 +6,10 @@
 
 VERSION   := 0.1.0
 OUT       ?= build
+# One name for each build folder: inside the tree, relative (OUT=$PWD/build
+# is build), so that the dependency files of one run name the targets of
+# the next (an absolute name in them would leave objects stale).
+override OUT := $(patsubst $(CURDIR)/%,%,$(abspath $(OUT)))
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 CC        ?= cc
@@ -116,6 +120,10 @@ $(OUT)/userspace/%.o: userspace/%.c | $(PB_H) $(SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+
+# The program's BPF code is in the skeleton capture.c includes: a change
+# to it rebuilds capture.o whatever the dependency files say.
+$(OUT)/userspace/record/capture.o: $(SKEL)
 
 $(BIN): $(OBJS) $(PB_OBJ)
 	$(need_pkgs)

@@ -54,6 +54,11 @@ struct kstack_entry {
 	__u32 depth;   /* top - ctx at the fill */
 	__s32 moving;  /* frames first .. moving move with the depth; -1:
 			* not learnt */
+	__u32 caller;  /* the first frame past the scheduler's (the blocked
+			* function: kstack_caller()), 0: none */
+	__u32 pad;
+	__u64 top;     /* the top of the thread's kernel stack: it stays
+			* where it is for the task's life (kstack_caller()) */
 	__u64 ips[BTR_STACK_MAX];
 	__u16 off[BTR_STACK_MAX]; /* slot of ips[i] (i >= first): bytes
 				   * below the top */
@@ -167,12 +172,28 @@ static __always_inline __u64 kstack_slot(const struct kstack_entry *e,
 
 	if (i >= BTR_STACK_MAX)
 		return 0;
-	off = e->off[i];
+	off = e->off[kstack_index(i)];
 	if ((__s32)i <= e->moving)
 		off += delta;
 	if (off < 8 || off >= KSTACK_SCAN)
 		return 0;
 	return kstack_clamp((__u64)off);
+}
+
+/* How much deeper than at the fill of e the program's context is now,
+ * below top, into *delta; false when it is out of reach, or moved while
+ * e has not learnt which of its frames move with it. */
+static __always_inline bool kstack_shift(struct kstack_scratch *k, void *ctx,
+					 __u64 top,
+					 const struct kstack_entry *e,
+					 __s64 *delta)
+{
+	__u64 depth = kstack_depth(k, ctx, top);
+
+	if (!depth)
+		return false;
+	*delta = (__s64)depth - (__s64)e->depth;
+	return !*delta || e->moving >= 0;
 }
 
 /* The cached stack of the current thread when its slots still hold its
@@ -181,18 +202,14 @@ static __always_inline __u32 kstack_lookup(void *ctx, __u32 tid, __u64 *ips)
 {
 	struct kstack_scratch *k = kstack_scratch_get();
 	struct kstack_entry *e = bpf_map_lookup_elem(&kstack_cache, &tid);
-	__u64 top, depth, span, off;
+	__u64 top, span, off;
 	__s64 delta;
 	__u32 i, idx;
 
 	if (!k || !e)
 		return 0;
 	top = kstack_top(k);
-	depth = kstack_depth(k, ctx, top);
-	if (!depth)
-		return 0;
-	delta = (__s64)depth - (__s64)e->depth;
-	if (delta && e->moving < 0)
+	if (!kstack_shift(k, ctx, top, e, &delta))
 		return 0;
 	/* the innermost slot is the deepest */
 	span = kstack_slot(e, e->first, delta);
@@ -215,6 +232,62 @@ static __always_inline __u32 kstack_lookup(void *ctx, __u32 tid, __u64 *ips)
 	}
 	__builtin_memcpy(ips, e->ips, sizeof(e->ips));
 	return e->n;
+}
+
+/* The blocked function of the current thread from its cached stack (the
+ * first frame past the scheduler's, as blocked_caller() finds it in a
+ * walk), when the slots from its first frame in the scheduler's text to
+ * that one still hold the cached frames: from the fixed start, that part
+ * of the stack is the cached one (the argument above), whatever lies
+ * past it. Only the span of those few slots is read back, not the
+ * whole stack: the cost of --blocked-reason all. 0: no entry, or a
+ * miss. */
+#define KSTACK_CALLER_SPAN 8 /* frames from the first scheduler one to it */
+
+static __always_inline __u64 kstack_caller(void *ctx, __u32 tid)
+{
+	struct kstack_scratch *k = kstack_scratch_get();
+	struct kstack_entry *e = bpf_map_lookup_elem(&kstack_cache, &tid);
+	__u64 top, off, hi, lo;
+	__u32 i, j, c, first, idx;
+	__s64 delta;
+
+	if (!k || !e)
+		return 0;
+	c = e->caller;
+	first = e->first;
+	if (c <= first || c - first >= KSTACK_CALLER_SPAN || c >= BTR_STACK_MAX)
+		return 0;
+	/* the top kept at the fill, not asked of the task again: a task's
+	 * stack does not move; a new task of the same tid elsewhere leaves
+	 * the program's context outside the span (a miss), and one given
+	 * the same stack has the same top */
+	top = e->top;
+	if (!kstack_shift(k, ctx, top, e, &delta))
+		return 0;
+	/* the words from the innermost slot (the deepest) to the caller's,
+	 * in one read (measured cheaper than a read a slot), each slot
+	 * checked in them */
+	hi = kstack_slot(e, first, delta);
+	lo = kstack_slot(e, c, delta);
+	if (!hi || !lo || lo > hi)
+		return 0;
+	if (bpf_probe_read_kernel(k->words, kstack_clamp(hi - lo + 8),
+				  (void *)(top - hi)))
+		return 0;
+	for (j = 0; j < KSTACK_CALLER_SPAN; j++) {
+		i = first + j;
+		if (i > c)
+			break;
+		off = kstack_slot(e, i, delta);
+		if (!off || off > hi || off < lo)
+			return 0;
+		idx = (__u32)((hi - off) / 8);
+		if (idx >= KSTACK_WORDS ||
+		    k->words[idx] != e->ips[kstack_index(i)])
+			return 0;
+	}
+	return e->ips[kstack_index(c)];
 }
 
 /* The scan of kstack_fill(): one word a call, from the top down. */
@@ -327,32 +400,38 @@ static __always_inline void kstack_learn(struct kstack_entry *e,
 	e->moving = c.delta ? c.moving : old->moving;
 }
 
-/* kstack_first(): one frame a call. */
+/* kstack_find(): one frame a call. */
 struct kstack_find {
 	const __u64 *ips;
-	__u32 at; /* the first frame in the scheduler's text */
+	__u32 at;   /* the frame found */
+	__u32 from; /* from this one on */
+	bool in;    /* one in the scheduler's text, or one not */
 };
 
-static long kstack_first_frame(__u64 i, void *data)
+static long kstack_find_frame(__u64 i, void *data)
 {
 	struct kstack_find *f = data;
 
-	if (i >= BTR_STACK_MAX || in_sched_text(f->ips[i])) {
+	if (i < f->from)
+		return 0;
+	if (i >= BTR_STACK_MAX || in_sched_text(f->ips[i]) == f->in) {
 		f->at = (__u32)i;
 		return 1;
 	}
 	return 0;
 }
 
-/* The index of the first frame in the scheduler's text, n when none
- * (bpf_loop: the verifier sees one frame, not each). */
-static __always_inline __u32 kstack_first(const __u64 *ips, __u32 n)
+/* The index of the first frame from `from` on that is in the scheduler's
+ * text (in) or not (!in), n when none (bpf_loop: the verifier sees one
+ * frame, not each). */
+static __always_inline __u32 kstack_find(const __u64 *ips, __u32 n,
+					 __u32 from, bool in)
 {
-	struct kstack_find f = { .ips = ips, .at = n };
+	struct kstack_find f = { .ips = ips, .at = n, .from = from, .in = in };
 
 	if (n > BTR_STACK_MAX)
 		return n;
-	bpf_loop(n, kstack_first_frame, &f, 0);
+	bpf_loop(n, kstack_find_frame, &f, 0);
 	return f.at;
 }
 
@@ -373,7 +452,7 @@ static __always_inline void kstack_fill(void *ctx, __u32 tid, const __u64 *ips,
 
 	if (!k || n == 0 || n > BTR_STACK_MAX)
 		return;
-	first = kstack_first(ips, n);
+	first = kstack_find(ips, n, 0, true);
 	if (first >= n)
 		return;
 	top = kstack_top(k);
@@ -397,6 +476,11 @@ static __always_inline void kstack_fill(void *ctx, __u32 tid, const __u64 *ips,
 		return;
 	k->e.n = n;
 	k->e.first = first;
+	k->e.top = top;
+	k->e.caller = kstack_find(ips, n, first + 1, false);
+	if (k->e.caller >= n)
+		k->e.caller = 0;
+	k->e.pad = 0;
 	k->e.depth = (__u32)depth;
 	k->e.moving = -1;
 	old = bpf_map_lookup_elem(&kstack_cache, &tid);
@@ -445,8 +529,8 @@ static __always_inline bool kstack_agrees(void *ctx, const __u64 *ips,
 	m /= sizeof(__u64);
 	if (m > BTR_STACK_MAX)
 		return false;
-	fw = kstack_first(k->words, (__u32)m);
-	fc = kstack_first(ips, n);
+	fw = kstack_find(k->words, (__u32)m, 0, true);
+	fc = kstack_find(ips, n, 0, true);
 	if (fw >= m || fc >= n || m - fw != n - fc ||
 	    fw >= BTR_STACK_MAX || fc >= BTR_STACK_MAX)
 		return false;

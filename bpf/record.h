@@ -28,7 +28,8 @@ enum btr_rec_type {
 	BTR_REC_CLOCK = 10,
 	BTR_REC_BLOCKED = 11,
 	BTR_REC_STACK = 12,
-	BTR_REC_TYPE_MAX = 13,
+	BTR_REC_SWITCH_BLOCKED = 13, /* a switch and its blocked reason */
+	BTR_REC_TYPE_MAX = 14,
 };
 
 /* Programs whose invocations are counted (BTR_PROG_*), independently of
@@ -149,6 +150,18 @@ struct btr_blocked {
 	__u64 caller;
 	__s32 pid;
 	__u32 io_wait;
+};
+
+/* A sleeping switch-out and its blocked reason in one record (one ring
+ * reservation instead of two, the larger part of the cost of
+ * --blocked-reason all), when no call stack is taken between them:
+ * userspace writes them as the switch, then its sched_blocked_reason
+ * (prev_pid's) 1 ns later. */
+struct btr_switch_blocked {
+	struct btr_switch sw; /* sw.h.type: BTR_REC_SWITCH_BLOCKED */
+	__u64 caller;
+	__u32 io_wait;
+	__u32 pad;
 };
 
 /* Frames a BTR_REC_STACK record holds at most: kernel, then user. */

@@ -293,69 +293,6 @@ static __always_inline bool in_sched_text(__u64 ip)
 	       (ip >= lock_text_start && ip < lock_text_end);
 }
 
-/* The first return address after the scheduler's frames: the stack starts
- * in the tracing code (the tracepoint, this program's trampoline), then
- * __schedule() and its callers in __sched_text, then the function the
- * task blocked in. 0 when there is no such frame. `taken`: the n frames
- * --callstacks already took for this switch (no second walk), or NULL. */
-static __always_inline __u64 blocked_caller(void *ctx, const __u64 *taken,
-					    long n)
-{
-	__u32 zero = 0;
-	const __u64 *st = taken;
-	bool seen = false;
-	int i;
-
-	if (!sched_text_end)
-		return 0;
-	if (!st) {
-		__u64 *buf = bpf_map_lookup_elem(&stack_scratch, &zero);
-
-		if (!buf)
-			return 0;
-		n = bpf_get_stack(ctx, buf, BLOCKED_STACK_DEPTH * sizeof(__u64),
-				  0);
-		if (n <= 0)
-			return 0;
-		n /= sizeof(__u64);
-		st = buf;
-	}
-	for (i = 0; i < BLOCKED_STACK_DEPTH; i++) {
-		if (i >= n)
-			break;
-		if (in_sched_text(st[i]))
-			seen = true;
-		else if (seen)
-			return st[i];
-	}
-	return 0;
-}
-
-/* After the switch record of a task going to sleep (reported state S or
- * D, as --blocked-reason asks): where it blocked and whether it waits for
- * I/O. prev is still the current task. */
-static __always_inline void do_blocked(void *ctx, struct task_struct *prev,
-				       __s64 report, const __u64 *taken,
-				       long ntaken)
-{
-	struct btr_cpu_acct *a;
-	struct resv r;
-	struct btr_blocked *e;
-
-	if (!(report == 0x02 ||
-	      (report == 0x01 && blocked_mode == BTR_BLOCKED_ALL)))
-		return;
-	a = acct_get(BTR_PROG_BLOCKED);
-	r = reserve(a, sizeof(struct btr_blocked), BTR_REC_BLOCKED);
-	e = (void *)r.rec;
-	if (!e)
-		return;
-	e->pid = BPF_CORE_READ(prev, pid);
-	e->io_wait = BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait);
-	e->caller = blocked_caller(ctx, taken, ntaken);
-	submit(r);
-}
-
 /* --callstacks: every sleeping (S or D) switch-out gets its kernel and
  * (unless --callstacks=kernel) user stacks. */
 const volatile bool callstacks = false;
@@ -382,6 +319,170 @@ struct {
 #define PF_KTHREAD 0x00200000
 
 #include "kstack_cache.h"
+
+/* The kernel stack of the current task, a thread going to sleep, into
+ * ips (BTR_STACK_MAX frames and one more, to see a cut): the thread's
+ * cached stack when it sleeps where it slept before (kstack_cache.h),
+ * else a walk, kept for its next sleep when whole. Hits and misses are
+ * counted on a. Returns bytes, as bpf_get_stack(), negative on failure. */
+static __always_inline long kernel_stack(void *ctx, __u32 tid, __u64 *ips,
+					 struct btr_cpu_acct *a)
+{
+	bool cached = kstack_cache_fits();
+	long n;
+
+	if (cached) {
+		n = kstack_lookup(ctx, tid, ips);
+		if (n) {
+			a->kstack_hits++;
+			if (kstack_check && !kstack_agrees(ctx, ips, n))
+				a->kstack_wrong++;
+			return n * sizeof(__u64);
+		}
+		a->kstack_misses++;
+	}
+	n = bpf_get_stack(ctx, ips, (BTR_STACK_MAX + 1) * 8, 0);
+	if (cached && n > 0 && n <= BTR_STACK_MAX * 8)
+		kstack_fill(ctx, tid, ips, (__u32)(n / 8));
+	return n;
+}
+
+/* The first return address after the scheduler's frames: the stack starts
+ * in the tracing code (the tracepoint, this program's trampoline), then
+ * __schedule() and its callers in __sched_text, then the function the
+ * task blocked in. 0 when there is no such frame. `taken`: the n frames
+ * --callstacks already took for this switch (no second walk), or NULL:
+ * then from the thread's cached kernel stack when it sleeps where it
+ * slept before (kstack_caller(): the slots up to that frame alone), else
+ * a walk (kept in the cache when it can be), or a short walk where the
+ * kernel has no cache. caller_in(): the frame in a stack of n frames. */
+static __always_inline __u64 caller_in(const __u64 *st, long n)
+{
+	bool seen = false;
+	int i;
+
+	for (i = 0; i < BLOCKED_STACK_DEPTH; i++) {
+		if (i >= n)
+			break;
+		if (in_sched_text(st[i]))
+			seen = true;
+		else if (seen)
+			return st[i];
+	}
+	return 0;
+}
+
+/* blocked_caller() from the thread's cache, or a walk kept in it. */
+static __always_inline __u64 cached_caller(void *ctx, struct btr_cpu_acct *a)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	__u64 c = kstack_caller(ctx, tid);
+	struct stack_buf *b = NULL;
+	long n;
+
+	if (c) {
+		a->kstack_hits++;
+		if (!kstack_check)
+			return c;
+	} else {
+		a->kstack_misses++;
+	}
+	/* a walk: kept for the thread's next sleep, or (--kstack-check)
+	 * checked against the cached caller */
+	b = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!b)
+		return c;
+	n = bpf_get_stack(ctx, b->s.ips, (BTR_STACK_MAX + 1) * 8, 0);
+	if (n <= 0)
+		return c;
+	n /= sizeof(__u64);
+	if (c) {
+		if (caller_in(b->s.ips, n) != c)
+			a->kstack_wrong++;
+		return c;
+	}
+	if (n <= BTR_STACK_MAX)
+		kstack_fill(ctx, tid, b->s.ips, (__u32)n);
+	return caller_in(b->s.ips, n);
+}
+
+static __always_inline __u64 blocked_caller(void *ctx, const __u64 *taken,
+					    long n, struct btr_cpu_acct *a)
+{
+	__u32 zero = 0;
+	__u64 *buf;
+
+	if (!sched_text_end)
+		return 0;
+	if (taken)
+		return caller_in(taken, n);
+	if (kstack_cache_fits())
+		return cached_caller(ctx, a);
+	buf = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!buf)
+		return 0;
+	n = bpf_get_stack(ctx, buf, BLOCKED_STACK_DEPTH * sizeof(__u64), 0);
+	if (n <= 0)
+		return 0;
+	return caller_in(buf, n / sizeof(__u64));
+}
+
+/* After the switch record of a task going to sleep (reported state S or
+ * D, as --blocked-reason asks): where it blocked and whether it waits for
+ * I/O. prev is still the current task. */
+/* Whether a switch-out in state `report` gets a blocked reason: D
+ * sleeps; S sleeps too with --blocked-reason all, or when --callstacks
+ * took the stack that names the function anyway (taken, ntaken frames). */
+static __always_inline bool blocked_wanted(__s64 report, const __u64 *taken,
+					   long ntaken)
+{
+	if (blocked_mode == BTR_BLOCKED_NONE)
+		return false;
+	return report == 0x02 ||
+	       (report == 0x01 &&
+		(blocked_mode == BTR_BLOCKED_ALL || (taken && ntaken > 0)));
+}
+
+/* Whether a task going to sleep in state `report` waits for I/O: its
+ * in_iowait, for D sleeps. The kernel sets it around io_schedule(), whose
+ * sleeps are uninterruptible (D, killable ones too): an S sleep is taken
+ * as not waiting for I/O without the read, a cache miss on the task that
+ * was half the cost of --blocked-reason all on S sleeps. */
+static __always_inline __u32 io_wait_of(bool btf, struct task_struct *t,
+					__s64 report)
+{
+	if (report != 0x02)
+		return 0;
+	return btf ? BPF_CORE_READ_BITFIELD(t, in_iowait) :
+		     BPF_CORE_READ_BITFIELD_PROBED(t, in_iowait);
+}
+
+static __always_inline void do_blocked(void *ctx, bool btf,
+				       struct task_struct *prev,
+				       __s64 report, const __u64 *taken,
+				       long ntaken)
+{
+	struct btr_cpu_acct *a;
+	struct resv r;
+	struct btr_blocked *e;
+	__u64 caller;
+
+	if (!blocked_wanted(report, taken, ntaken))
+		return;
+	a = acct_get(BTR_PROG_BLOCKED);
+	if (!a)
+		return;
+	caller = blocked_caller(ctx, taken, ntaken, a);
+	r = reserve(a, sizeof(struct btr_blocked), BTR_REC_BLOCKED);
+	e = (void *)r.rec;
+	if (!e)
+		return;
+	e->pid = TREAD(btf, prev, pid);
+	e->io_wait = io_wait_of(btf, prev, report);
+	e->caller = caller;
+	submit(r);
+}
+
 
 /* The frame-pointer walk of a user stack (x86-64): how far above the
  * user sp a frame may be, 64 MiB (a thread's stack is 8 MiB by default;
@@ -530,7 +631,6 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	struct stack_buf *b;
 	__u32 zero = 0, cpu, size, nu = 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	bool cached;
 	void *ring;
 	long n = 0;
 
@@ -541,23 +641,7 @@ static __always_inline const __u64 *do_stack(void *ctx,
 	b = bpf_map_lookup_elem(&stack_buf, &zero);
 	if (!a || !b)
 		return NULL;
-	/* the thread's cached stack when it sleeps where it slept before */
-	cached = kstack_cache_fits();
-	if (cached) {
-		n = kstack_lookup(ctx, tid, b->s.ips);
-		if (n) {
-			a->kstack_hits++;
-			if (kstack_check && !kstack_agrees(ctx, b->s.ips, n))
-				a->kstack_wrong++;
-			n *= sizeof(__u64);
-		} else {
-			a->kstack_misses++;
-		}
-	}
-	if (!n)
-		n = bpf_get_stack(ctx, b->s.ips, (BTR_STACK_MAX + 1) * 8, 0);
-	else
-		cached = false; /* nothing to keep */
+	n = kernel_stack(ctx, tid, b->s.ips, a);
 	b->s.flags = 0;
 	if (n < 0) {
 		n = 0;
@@ -571,8 +655,6 @@ static __always_inline const __u64 *do_stack(void *ctx,
 			a->stack_truncated++;
 		}
 	}
-	if (cached && !b->s.flags)
-		kstack_fill(ctx, tid, b->s.ips, (__u32)n);
 	/* A user stack only under a whole kernel one: joined to a cut or
 	 * missing kernel stack it would make a wrong call path. */
 	if (!b->s.flags && user_stacks)
@@ -610,6 +692,20 @@ static __always_inline const __u64 *do_stack(void *ctx,
  * pointer later (which the compiler emitted when the state was computed
  * between the two) made it follow a path where the record is never
  * submitted ("Unreleased reference"). */
+static __always_inline void switch_fields(bool btf, struct btr_switch *e,
+					  __s64 report,
+					  struct task_struct *prev,
+					  struct task_struct *next)
+{
+	e->prev_state = report;
+	e->prev_pid = TREAD(btf, prev, pid);
+	e->prev_prio = TREAD(btf, prev, prio);
+	e->next_pid = TREAD(btf, next, pid);
+	e->next_prio = TREAD(btf, next, prio);
+	read_comm(btf, e->prev_comm, prev);
+	read_comm(btf, e->next_comm, next);
+}
+
 static __always_inline void switch_record(bool btf, struct btr_cpu_acct *a,
 					  __s64 report,
 					  struct task_struct *prev,
@@ -620,13 +716,34 @@ static __always_inline void switch_record(bool btf, struct btr_cpu_acct *a,
 
 	if (!e)
 		return;
-	e->prev_state = report;
-	e->prev_pid = TREAD(btf, prev, pid);
-	e->prev_prio = TREAD(btf, prev, prio);
-	e->next_pid = TREAD(btf, next, pid);
-	e->next_prio = TREAD(btf, next, prio);
-	read_comm(btf, e->prev_comm, prev);
-	read_comm(btf, e->next_comm, next);
+	switch_fields(btf, e, report, prev, next);
+	submit(r);
+}
+
+/* The switch record of a sleep that gets a blocked reason and no call
+ * stack: both in one record (record.h), the function found before the
+ * reservation. The same single test of the reservation as above. */
+static __always_inline void switch_blocked_record(void *ctx, bool btf,
+						  struct btr_cpu_acct *a,
+						  __s64 report,
+						  struct task_struct *prev,
+						  struct task_struct *next)
+{
+	__u64 caller = blocked_caller(ctx, NULL, 0, a);
+	struct resv r;
+	struct btr_switch_blocked *e;
+
+	if (a)
+		a->runs[BTR_PROG_BLOCKED]++;
+	r = reserve(a, sizeof(struct btr_switch_blocked),
+		    BTR_REC_SWITCH_BLOCKED);
+	e = (void *)r.rec;
+	if (!e)
+		return;
+	switch_fields(btf, &e->sw, report, prev, next);
+	e->caller = caller;
+	e->io_wait = io_wait_of(btf, prev, report);
+	e->pad = 0;
 	submit(r);
 }
 
@@ -639,12 +756,16 @@ static __always_inline int do_switch(void *ctx, bool btf, bool preempt,
 	const __u64 *st = NULL;
 	long ntaken = 0;
 
+	if (!callstacks && blocked_wanted(report, NULL, 0)) {
+		switch_blocked_record(ctx, btf, a, report, prev, next);
+		return 0;
+	}
 	switch_record(btf, a, report, prev, next);
 	/* With --callstacks the stack is taken once, for both records. */
 	if (callstacks)
 		st = do_stack(ctx, prev, report, &ntaken);
 	if (blocked_mode != BTR_BLOCKED_NONE)
-		do_blocked(ctx, prev, report, st, ntaken);
+		do_blocked(ctx, btf, prev, report, st, ntaken);
 	return 0;
 }
 

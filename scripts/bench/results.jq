@@ -129,6 +129,10 @@ drops as $dr |
 		# sched_switch cost over the default's is its cost per sleeping
 		# switch-out (target <= 3)
 		stacks_switch_ratio: (if $cstk.rounds > 0 then div($cstk.bpf_ns_sched_switch; $crec.bpf_ns_sched_switch) | rnd(100) else null end),
+		# the same for --blocked-reason all (target <= 1.5), and for the
+		# other build (BTR_BIN_ALT with its BTR_ALT_ARGS), measured beside
+		all_switch_ratio: (if $call.rounds > 0 then div($call.bpf_ns_sched_switch; $crec.bpf_ns_sched_switch) | rnd(100) else null end),
+		alt_switch_ratio: (if $calt.rounds > 0 then div($calt.bpf_ns_sched_switch; $crec.bpf_ns_sched_switch) | rnd(100) else null end),
 		note: "BPF ns per sched_switch/sched_waking run, kernel.bpf_stats_enabled=1 (its own overhead included); reader = recorder process CPU (user+sys) from attach to exit, per event recorded"
 	},
 	output_size: $sz,
@@ -152,6 +156,11 @@ drops as $dr |
 			 else $crec.bpf_ns_per_event <= $cfl.bpf_ns_per_event * 1.2 end);
 			"ns";
 			"switch \($crec.bpf_ns_sched_switch) vs \($cfl.bpf_ns_sched_switch), waking \($crec.bpf_ns_sched_waking) vs \($cfl.bpf_ns_sched_waking); x\(div($crec.bpf_ns_per_event; $cfl.bpf_ns_per_event) | rnd(1000)) of the floor"),
+		target("--blocked-reason all: BPF ns per sleeping switch-out <= 1.5 x the default's";
+			(if $call.rounds > 0 then div($call.bpf_ns_sched_switch; $crec.bpf_ns_sched_switch) | rnd(100) else null end); 1.5;
+			(if $call.rounds > 0 and $crec.bpf_ns_sched_switch != null then $call.bpf_ns_sched_switch <= $crec.bpf_ns_sched_switch * 1.5 else null end);
+			"ratio";
+			"sched_switch: --blocked-reason all \($call.bpf_ns_sched_switch) ns, default \($crec.bpf_ns_sched_switch) ns; the other build (BTR_BIN_ALT) \($calt.bpf_ns_sched_switch // "-") ns"),
 		target("reader CPU per event <= 150 ns";
 			$crec.reader_ns_per_event; 150;
 			(if $crec.reader_ns_per_event == null then null else $crec.reader_ns_per_event <= 150 end);

@@ -141,6 +141,30 @@ tp_blocked() {
 	done
 }
 
+@test "blocked reason: --blocked-reason all takes each sleep's function from the thread's kernel-stack cache" {
+	# --kstack-check (a test hook): each function from the cache is
+	# checked against a walk's
+	"$BTR" -v --kstack-check --blocked-reason all -o "$W/cache.pb" -- \
+		"$TOOLS/waits" $((2 * ROUNDS)) >"$W/cache.out" 2>"$W/cache.err" ||
+		fail "record failed: $(tail -3 "$W/cache.err")"
+	"$BTR" dump "$W/cache.pb" >"$W/cache.txt"
+	local hits misses wrong
+	read -r hits misses wrong < <(sed -n 's/.*blocked functions: kernel stacks \([0-9]*\) from the thread.s cache, \([0-9]*\) walked (cache missed), \([0-9]*\) differ.*/\1 \2 \3/p' "$W/cache.err")
+	echo "kernel stacks: $hits from the cache, $misses walked, $wrong wrong"
+	[ -n "$hits" ] && [ -n "$misses" ] && [ "$wrong" = 0 ]
+	if fallback_forced kstack-cache; then
+		[ "$hits" -eq 0 ] && [ "$misses" -eq 0 ]
+	else
+		# three threads sleeping where they slept before, each round
+		grep -q "kernel: .*cache.*: yes" "$W/cache.err"
+		[ "$hits" -ge $((2 * ROUNDS)) ]
+	fi
+	# and the functions are the kernel's wchan, as the walk gives them
+	check_role sleeper cache
+	check_role piper cache
+	check_role futexer cache
+}
+
 # Every blocked reason comes right after its task's switch-out, on the
 # same CPU, in a sleeping state: S or D (all), D only (d). A CPU's first
 # switch in the file has no known prev_pid (dump prints ?): only its state

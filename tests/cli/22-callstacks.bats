@@ -222,12 +222,13 @@ pairs() {
 	! "$BTR" stats --json "$TMP/trace.pb" | jq -e '.[] | select(.name == "perf_samples")' || false
 }
 
-@test "callstacks: with --blocked-reason all, each blocked function is in its sample's stack" {
-	# A blocked reason and the sample of the same switch-out are next to
-	# each other among their CPU's blocked reasons and samples (in either
-	# order: dump places the reason by its bundle's time).
-	local r
-	r=$(sort -s -n -k1,1 "$W/both.txt" | awk '
+# blocked_in_stacks RUN: "N BAD", the blocked reasons of RUN and those
+# not in the stack of their switch-out's sample. A blocked reason and the
+# sample of the same switch-out are next to each other among their CPU's
+# blocked reasons and samples (in either order: dump places the reason by
+# its bundle's time).
+blocked_in_stacks() {
+	sort -s -n -k1,1 "$W/$1.txt" | awk '
 		$3 == "sched_blocked_reason" {
 			f = ""; for (i = 5; i <= NF; i++) if ($i ~ /^function=/) f = substr($i, 10)
 			k = $2 SUBSEP (++m[$2]); kind[k] = "B"; id[k] = substr($4, 5); val[k] = f; line[k] = $0
@@ -250,11 +251,37 @@ pairs() {
 				else { bad++; print "not in its stack: " line[b] > "/dev/stderr" }
 			}
 			print n + 0, bad + 0
-		}')
-	echo "blocked reasons, misplaced: $r"
-	read -r n bad <<<"$r"
+		}'
+}
+
+@test "callstacks: with --blocked-reason all, each blocked function is in its sample's stack" {
+	local n bad
+	read -r n bad < <(blocked_in_stacks both)
+	echo "blocked reasons $n, misplaced $bad"
 	[ "$n" -ge $((3 * ROUNDS)) ]
 	[ "$bad" -eq 0 ]
+}
+
+@test "callstacks: alone, they give S sleeps their blocked function too, from the stack they took" {
+	local n bad r t w
+	read -r n bad < <(blocked_in_stacks btf)
+	echo "blocked reasons $n, misplaced $bad"
+	[ "$n" -ge $((3 * ROUNDS)) ]
+	[ "$bad" -eq 0 ]
+	# each S sleeper's, in trace_processor's thread_state
+	for r in sleeper:hrtimer_nanosleep 'piper:*pipe_read' 'futexer:futex_*wait*'; do
+		t=$(tid "${r%%:*}")
+		w=$(tp_query "$W/btf.pb" "select count(*) from thread_state join thread
+			using (utid) where tid = $t and state = 'S' and
+			blocked_function glob '${r#*:}'")
+		echo "${r%%:*} (tid $t): $w S states with their function"
+		[ "$w" -ge "$ROUNDS" ]
+	done
+	# not without blocked reasons
+	"$BTR" -q --callstacks=kernel --blocked-reason none -o "$TMP/none.pb" -- "$TOOLS/waits" 2 >/dev/null
+	"$BTR" dump "$TMP/none.pb" >"$TMP/none.txt"
+	grep -q " perf_sample " "$TMP/none.txt"
+	! grep -q " sched_blocked_reason " "$TMP/none.txt" || false
 }
 
 # The frame-pointer workload (tests/tools/fpstacks.c): its reader thread

@@ -56,6 +56,8 @@ static size_t type_size(uint16_t type)
 		return sizeof(struct btr_exit);
 	case BTR_REC_BLOCKED:
 		return sizeof(struct btr_blocked);
+	case BTR_REC_SWITCH_BLOCKED:
+		return sizeof(struct btr_switch_blocked);
 	default:
 		return 0; /* unknown, or BTR_REC_CLOCK */
 	}
@@ -127,7 +129,8 @@ static void repeat(struct run *r, const uint8_t *last, size_t len, uint8_t k)
 	memcpy(buf, last, len);
 	if (len >= sizeof(h)) {
 		memcpy(&h, buf, sizeof(h));
-		comm = h.type == BTR_REC_SWITCH ?
+		comm = h.type == BTR_REC_SWITCH ||
+				       h.type == BTR_REC_SWITCH_BLOCKED ?
 			       offsetof(struct btr_switch, next_comm) :
 			       offsetof(struct btr_wakeup, comm);
 	}

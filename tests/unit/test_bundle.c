@@ -1133,6 +1133,67 @@ static const char *interned_name(const Packet *p, uint64_t iid)
 	return NULL;
 }
 
+/* A switch and its blocked reason in one record (BTR_REC_SWITCH_BLOCKED):
+ * the switch as any other (regular as a new encoder's first, compact
+ * after), then the reason of prev_pid 1 ns later; counted as both. */
+static void test_switch_blocked(void)
+{
+	struct btr_switch_blocked r[2];
+	struct bundle_enc *b;
+	struct decoded d;
+	struct coll c;
+	Packet *p;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].sw = mk_switch(100 + 10 * i, 40 + (int32_t)i, "sleeper", 1);
+		r[i].sw.h.type = BTR_REC_SWITCH_BLOCKED;
+		r[i].caller = 0x1234;
+		r[i].io_wait = (uint32_t)i;
+	}
+	coll_init(&c);
+	b = bundle_enc_new(CPU, SEQ, &c.sink); /* the first is regular */
+	CHECK(b != NULL);
+	bundle_enc_set_symbolizer(b, fake_sym, NULL);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ_I64(bundle_enc_add(b, &r[i].sw.h, sizeof(r[i])), 0);
+	CHECK_EQ_I64(bundle_enc_flush(b), 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_SWITCH], 2);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_BLOCKED], 2);
+	CHECK_EQ_I64(bundle_enc_stats(b)->events[BTR_REC_SWITCH_BLOCKED], 0);
+	CHECK_EQ_I64(bundle_enc_stats(b)->last_ts, 111);
+	decode(&d, &c, 8);
+	CHECK_EQ_I64(d.n_sw, 1); /* the second, compact */
+	if (d.n_sw == 1)
+		check_switch(&d.sw[0], &r[1].sw);
+	p = coll_unpack(&c, 0);
+	/* the first switch, then the two reasons, each 1 ns after its switch */
+	CHECK(p && p->ftrace_events && p->ftrace_events->n_event == 3);
+	if (p && p->ftrace_events && p->ftrace_events->n_event == 3) {
+		FtraceEvent **e = p->ftrace_events->event;
+
+		CHECK(e[0]->event_case ==
+		      PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_SWITCH);
+		CHECK(e[0]->timestamp == 100 && e[0]->sched_switch->next_pid == 40);
+		for (i = 1; i < 3; i++) {
+			CHECK_EQ_I64(e[i]->event_case,
+				     PERFETTO__PROTOS__FTRACE_EVENT__EVENT_SCHED_BLOCKED_REASON);
+			CHECK_EQ_I64(e[i]->timestamp, 100 + 10 * (i - 1) + 1);
+			CHECK_EQ_I64(e[i]->sched_blocked_reason->pid,
+				     r[i - 1].sw.prev_pid);
+			CHECK_EQ_I64(e[i]->sched_blocked_reason->io_wait, i - 1);
+			CHECK_STR(interned_name(p, e[i]->sched_blocked_reason->caller),
+				  "func18");
+		}
+	}
+	if (p)
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	decoded_free(&d);
+	bundle_enc_free(b);
+	coll_free(&c);
+}
+
 static void test_blocked(void)
 {
 	struct btr_switch sw = mk_switch(10, 5, "a", 2);
@@ -1250,5 +1311,6 @@ int main(void)
 	RUN(test_sink_error);
 	RUN(test_in_place_canonical);
 	RUN(test_blocked);
+	RUN(test_switch_blocked);
 	return unit_finish();
 }

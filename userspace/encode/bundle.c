@@ -323,6 +323,8 @@ static const struct rec_kind {
 	[BTR_REC_EXIT] = { sizeof(struct btr_exit), conv_exit },
 	[BTR_REC_FREE] = { sizeof(struct btr_exit), conv_free },
 	[BTR_REC_BLOCKED] = { sizeof(struct btr_blocked), conv_blocked },
+	/* a switch, then a BTR_REC_BLOCKED (add_switch_blocked) */
+	[BTR_REC_SWITCH_BLOCKED] = { sizeof(struct btr_switch_blocked), NULL },
 };
 
 struct bundle_enc *bundle_enc_new(uint32_t cpu, uint32_t seq_id,
@@ -795,6 +797,30 @@ static int add_blocked(struct bundle_enc *b, const struct btr_blocked *r)
 	return err;
 }
 
+/* A switch and its blocked reason in one record: the switch, then the
+ * reason of prev_pid 1 ns after it (after it in any reader's order). */
+static int add_switch_blocked(struct bundle_enc *b,
+			      const struct btr_switch_blocked *r)
+{
+	struct btr_switch sw = r->sw;
+	struct btr_blocked bl = {
+		.h = r->sw.h,
+		.caller = r->caller,
+		.pid = r->sw.prev_pid,
+		.io_wait = r->io_wait,
+	};
+	int err;
+
+	sw.h.type = BTR_REC_SWITCH; /* as a regular event too */
+	err = add_switch(b, &sw);
+	if (err)
+		return err;
+	bl.h.type = BTR_REC_BLOCKED;
+	bl.h.lost = 0;
+	bl.h.ts = r->sw.h.ts + 1;
+	return add_blocked(b, &bl);
+}
+
 static bool rec_valid(const struct btr_hdr *rec, size_t len)
 {
 	return rec && len >= sizeof(*rec) && rec->type < BTR_REC_TYPE_MAX &&
@@ -810,6 +836,9 @@ static int add_event(struct bundle_enc *b, const struct btr_hdr *rec)
 		return add_waking(b, (const struct btr_wakeup *)rec);
 	case BTR_REC_BLOCKED:
 		return add_blocked(b, (const struct btr_blocked *)rec);
+	case BTR_REC_SWITCH_BLOCKED:
+		return add_switch_blocked(b,
+					  (const struct btr_switch_blocked *)rec);
 	default:
 		return add_regular(b, rec, kinds[rec->type].size);
 	}
@@ -830,8 +859,15 @@ int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
 	err = add_event(b, rec);
 	if (err)
 		return err;
-	b->stats.events[rec->type]++;
-	b->last_ts = b->stats.last_ts = rec->ts;
+	if (rec->type == BTR_REC_SWITCH_BLOCKED) { /* two events */
+		b->stats.events[BTR_REC_SWITCH]++;
+		b->stats.events[BTR_REC_BLOCKED]++;
+	} else {
+		b->stats.events[rec->type]++;
+	}
+	/* the combined record's last event is its blocked reason's */
+	b->last_ts = b->stats.last_ts =
+		rec->ts + (rec->type == BTR_REC_SWITCH_BLOCKED);
 	if (pending_events(b) >= BUNDLE_MAX_EVENTS ||
 	    b->est_bytes >= BUNDLE_MAX_BYTES)
 		return emit(b);

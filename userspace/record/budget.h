@@ -53,10 +53,10 @@
  * builds of them; a busy 2-CPU host measured about 8 MiB more Pss with
  * --callstacks than without, with room here for bigger programs. */
 #define BUDGET_USER_STACKS (16ull << 20)
-/* The kernel stacks' cache of --callstacks (bpf/kstack_cache.h): an LRU
- * hash of 4096 threads' stacks (656 bytes each, with the kernel's
- * element header about 712), and a per-CPU scratch of 17 KiB for every
- * possible CPU id. */
+/* The kernel stacks' cache of --callstacks and --blocked-reason all
+ * (bpf/kstack_cache.h): an LRU hash of 4096 threads' stacks (664 bytes
+ * each, with the kernel's element header about 720), and a per-CPU
+ * scratch of 17 KiB for every possible CPU id. */
 #define BUDGET_KSTACK_CACHE (3ull << 20)
 #define BUDGET_KSTACK_PER_CPU (17ull << 10)
 #define BUDGET_READER_OFFLINE (8ull << 10)

@@ -106,9 +106,10 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->lock_text_end = c->o.lock_text[1];
 	e = bpf_map__set_max_entries(c->skel->maps.rings, c->ncpus);
 	/* the kernel stacks' cache: a scratch per CPU id and 4096 threads
-	 * with --callstacks where the kernel has the cache, one entry each
-	 * (unused) without */
-	cache = c->o.callstacks && kfeatures_use(c->o.kf, KF_KSTACK_CACHE);
+	 * with --callstacks or --blocked-reason all where the kernel has the
+	 * cache, one entry each (unused) without */
+	cache = (c->o.callstacks || c->o.blocked_mode == BTR_BLOCKED_ALL) &&
+		kfeatures_use(c->o.kf, KF_KSTACK_CACHE);
 	if (!e)
 		e = bpf_map__set_max_entries(c->skel->maps.kstack_scratch,
 					     cache ? c->ncpus : 1);

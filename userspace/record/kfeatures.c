@@ -218,14 +218,16 @@ bool kfeatures_use(const struct kfeatures *k, enum kfeature f)
 	return f < KF_COUNT && k->have[f] && !k->forced[f];
 }
 
-void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks)
+void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks,
+		   bool kstacks)
 {
 	int f;
 
 	for (f = 0; f < KF_COUNT; f++) {
 		const char *why;
 
-		if ((f == KF_USER_WALK || f == KF_KSTACK_CACHE) && !callstacks)
+		if ((f == KF_USER_WALK && !callstacks) ||
+		    (f == KF_KSTACK_CACHE && !kstacks))
 			continue;
 		if (f == KF_TP_BTF ? !raw_tp : kfeatures_use(k, f)) {
 			log_debug("kernel: %s (since %s): yes", info[f].what,

@@ -51,7 +51,10 @@ int kfeatures_probe(struct kfeatures *k);
 bool kfeatures_use(const struct kfeatures *k, enum kfeature f);
 
 /* One -v line a feature: used, forced off, or missing with the kernel
- * that brought it. raw_tp: the programs ended up as raw_tp. */
-void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks);
+ * that brought it. raw_tp: the programs ended up as raw_tp; the user
+ * stack walk's line with callstacks, the kernel stack cache's with
+ * kstacks (record_opts_kstacks). */
+void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks,
+		   bool kstacks);
 
 #endif

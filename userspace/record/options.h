@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "record.h"
 #include "record/kfeatures.h"
 
 struct record_opts {
@@ -36,5 +37,13 @@ struct record_opts {
  * and --version, 64 for a usage error) with *done set. */
 int record_opts_parse(int argc, char **argv, struct record_opts *o,
 		      bool *done);
+
+/* Whether the recording walks kernel stacks at sleeps, and so keeps the
+ * threads' cache of them (bpf/kstack_cache.h): --callstacks, or the
+ * blocked function of every sleep (--blocked-reason all). */
+static inline bool record_opts_kstacks(const struct record_opts *o)
+{
+	return o->callstacks || o->blocked_mode == BTR_BLOCKED_ALL;
+}
 
 #endif

@@ -36,7 +36,7 @@ int plan_make(struct plan *p, struct record_opts *o)
 	}
 	in.nslots = c.nslots;
 	in.nonline = c.nonline;
-	if (o->callstacks)
+	if (record_opts_kstacks(o))
 		in.extra += BUDGET_KSTACK_CACHE +
 			    (uint64_t)c.nslots * BUDGET_KSTACK_PER_CPU;
 	if (budget_compute(&in, &p->b, err, sizeof(err))) {

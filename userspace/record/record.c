@@ -148,6 +148,7 @@ static void note_tids(struct tid_batch *b, const struct btr_hdr *h)
 {
 	switch (h->type) {
 	case BTR_REC_SWITCH:
+	case BTR_REC_SWITCH_BLOCKED:
 		tidbatch_note(b, ((const struct btr_switch *)h)->next_pid);
 		break;
 	case BTR_REC_WAKING:
@@ -498,7 +499,8 @@ static int setup(struct recorder *r)
 		log_error("%s", err);
 		return -EINVAL;
 	}
-	kfeatures_log(&r->kf, capture_uses_raw_tp(r->cap), r->o.callstacks);
+	kfeatures_log(&r->kf, capture_uses_raw_tp(r->cap), r->o.callstacks,
+		      record_opts_kstacks(&r->o));
 	r->ncpus = capture_ncpus(r->cap);
 	if (hotplug_init(&r->hotplug, &r->plan))
 		return -ENOMEM;
@@ -900,7 +902,7 @@ static void report_accounting(struct recorder *r)
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
 	struct central_stats st;
 	const struct central_stats *cs = &st;
-	uint64_t hits = 0, misses = 0;
+	uint64_t hits = 0, misses = 0, wrong = 0;
 	uint32_t cpu, p;
 
 	central_stats_copy(r->out.buf, &st);
@@ -942,6 +944,7 @@ static void report_accounting(struct recorder *r)
 				  (unsigned long long)acct[cpu].kstack_wrong);
 		hits += acct[cpu].kstack_hits;
 		misses += acct[cpu].kstack_misses;
+		wrong += acct[cpu].kstack_wrong;
 	}
 	if (r->stacks)
 		log_callstacks(r);
@@ -949,6 +952,12 @@ static void report_accounting(struct recorder *r)
 		log_info("kernel stacks: %llu from the thread's cache, %llu "
 			 "walked (cache missed)", (unsigned long long)hits,
 			 (unsigned long long)misses);
+	else if (r->o.blocked_mode == BTR_BLOCKED_ALL)
+		log_debug("blocked functions: kernel stacks %llu from the "
+			  "thread's cache, %llu walked (cache missed), %llu "
+			  "differ from a walk (--kstack-check)",
+			  (unsigned long long)hits, (unsigned long long)misses,
+			  (unsigned long long)wrong);
 	log_recursion_misses(r);
 	if (r->hotplug.grown || r->hotplug.refused_n) {
 		uint64_t failed, grown = rings_grown(capture_rings(r->cap), &failed);

@@ -36,9 +36,13 @@ static void on_sleep(void *ctx, uint32_t i, int64_t since, int64_t d)
 	o->open[i] = (uint32_t)++o->nsl;
 }
 
-void offcpu_init(struct offcpu *o, struct model *m)
+void offcpu_init(struct offcpu *o)
 {
 	memset(o, 0, sizeof(*o));
+}
+
+void offcpu_listen(struct offcpu *o, struct model *m)
+{
 	m->sleep_hook = on_sleep;
 	m->sleep_ctx = o;
 }

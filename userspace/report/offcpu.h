@@ -50,8 +50,11 @@ struct offcpu {
 	bool oom;
 };
 
-/* Starts noting m's sleeps (sets its hook). */
-void offcpu_init(struct offcpu *o, struct model *m);
+void offcpu_init(struct offcpu *o);
+/* Starts noting m's sleeps (sets its hook): a mark of 24 bytes a sleep,
+ * so only for a trace that has samples (report.c: from the start with
+ * --folded, else from its first sample on). */
+void offcpu_listen(struct offcpu *o, struct model *m);
 void offcpu_free(struct offcpu *o);
 /* After model_finish: the entries of the samples of the threads ro
  * wants (--pid, --comm) taken on the CPUs mo selects (--cpu, by the

@@ -23,6 +23,7 @@
 #include "report/rows.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/wire.h"
 
 enum { OPT_JSON = 1001, OPT_BY, OPT_SORT, OPT_TOP, OPT_PID, OPT_COMM,
        OPT_FROM, OPT_TO, OPT_CPU, OPT_FOLDED };
@@ -222,6 +223,26 @@ struct walk {
 	struct offcpu offcpu;    /* the model's sleeps, then their stacks */
 };
 
+/* TracePacket.trace_config, and the data source of call stacks in it. */
+#define P_TRACE_CONFIG 33
+static const char perf_source[] = "linux.perf";
+
+/* Whether the packet is a TraceConfig that asks for linux.perf (a trace
+ * recorded with --callstacks, or by traced with perf samples): then the
+ * sleeps are noted from the start, before its first sample. */
+static bool asks_for_stacks(const uint8_t *data, size_t len)
+{
+	struct wire_reader r;
+	struct wire_field f;
+
+	wire_reader_init(&r, data, len);
+	while (wire_next(&r, &f) > 0)
+		if (f.num == P_TRACE_CONFIG && f.type == WIRE_LEN)
+			return memmem(f.data, (size_t)f.val, perf_source,
+				      sizeof(perf_source) - 1) != NULL;
+	return false;
+}
+
 static int on_packet(void *ctx, const struct input_packet *ip,
 		     const struct rewritten *res)
 {
@@ -237,6 +258,12 @@ static int on_packet(void *ctx, const struct input_packet *ip,
 		if (!rc)
 			rc = samples_packet(&w->samples, res->data, res->len,
 					    &why);
+		/* the sleeps are noted once the trace shows it has stacks
+		 * (its config, or else its first sample): a trace without
+		 * keeps no memory of them */
+		if (!rc && !w->model.sleep_hook &&
+		    (w->samples.n || asks_for_stacks(res->data, res->len)))
+			offcpu_listen(&w->offcpu, &w->model);
 		if (rc == -1)
 			return input_fail_at(w->in, ip->offset,
 					     "malformed TracePacket: %s", why);
@@ -379,7 +406,9 @@ static int run(struct report_args *a)
 	}
 	merge_init(&w.merge);
 	model_init(&w.model, &a->mo);
-	offcpu_init(&w.offcpu, &w.model);
+	offcpu_init(&w.offcpu);
+	if (a->folded)
+		offcpu_listen(&w.offcpu, &w.model);
 	w.stats = stat_gather_new();
 	if (timeline_init(&tl) || names_init(&w.names) || !w.stats ||
 	    samples_init(&w.samples)) {
