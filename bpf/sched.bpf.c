@@ -372,7 +372,8 @@ static __always_inline __u64 caller_in(const __u64 *st, long n)
 	return 0;
 }
 
-/* blocked_caller() from the thread's cache, or a walk kept in it. */
+/* blocked_caller() from the thread's cache, or a walk kept in it; hits
+ * and misses counted on a (NULL: not counted). */
 static __always_inline __u64 cached_caller(void *ctx, struct btr_cpu_acct *a)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
@@ -380,13 +381,12 @@ static __always_inline __u64 cached_caller(void *ctx, struct btr_cpu_acct *a)
 	struct stack_buf *b = NULL;
 	long n;
 
-	if (c) {
+	if (c && a)
 		a->kstack_hits++;
-		if (!kstack_check)
-			return c;
-	} else {
+	else if (a)
 		a->kstack_misses++;
-	}
+	if (c && !kstack_check)
+		return c;
 	/* a walk: kept for the thread's next sleep, or (--kstack-check)
 	 * checked against the cached caller */
 	b = bpf_map_lookup_elem(&stack_buf, &zero);
@@ -397,7 +397,7 @@ static __always_inline __u64 cached_caller(void *ctx, struct btr_cpu_acct *a)
 		return c;
 	n /= sizeof(__u64);
 	if (c) {
-		if (caller_in(b->s.ips, n) != c)
+		if (caller_in(b->s.ips, n) != c && a)
 			a->kstack_wrong++;
 		return c;
 	}
