@@ -738,8 +738,15 @@ static __always_inline void switch_blocked_record(void *ctx, bool btf,
 	r = reserve(a, sizeof(struct btr_switch_blocked),
 		    BTR_REC_SWITCH_BLOCKED);
 	e = (void *)r.rec;
-	if (!e)
+	if (!e) {
+		/* two events lost, as two program runs were counted: one
+		 * more than reserve() counts */
+		if (a) {
+			a->lost_total++;
+			a->lost_pending++;
+		}
 		return;
+	}
 	switch_fields(btf, &e->sw, report, prev, next);
 	e->caller = caller;
 	e->io_wait = io_wait_of(btf, prev, report);
