@@ -93,8 +93,6 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->pc_from_rq = c->o.kf->pc_from_rq;
 	c->skel->rodata->use_rdonly_cast = kfeatures_use(c->o.kf, KF_RDONLY_CAST);
 	c->skel->rodata->use_user_walk = kfeatures_use(c->o.kf, KF_USER_WALK);
-	c->skel->rodata->use_kstack_cache =
-		kfeatures_use(c->o.kf, KF_KSTACK_CACHE);
 	c->skel->rodata->use_tai = kfeatures_use(c->o.kf, KF_TAI);
 	c->skel->rodata->blocked_mode = c->o.blocked_mode;
 	c->skel->rodata->callstacks = c->o.callstacks;
@@ -110,6 +108,10 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	 * cache, one entry each (unused) without */
 	cache = (c->o.callstacks || c->o.blocked_mode == BTR_BLOCKED_ALL) &&
 		kfeatures_use(c->o.kf, KF_KSTACK_CACHE);
+	/* the programs use the cache only when it is sized for them: the
+	 * default's D sleeps would otherwise look up a one-entry cache
+	 * and walk 64 frames instead of 32 */
+	c->skel->rodata->use_kstack_cache = cache;
 	if (!e)
 		e = bpf_map__set_max_entries(c->skel->maps.kstack_scratch,
 					     cache ? c->ncpus : 1);
