@@ -14,11 +14,14 @@
  * frame's size at a call site is fixed by the call site), so from a fixed
  * start each return address read at its slot fixes where the next one
  * is. That holds as long as each recorded slot is the one the unwinder
- * reads and not a stale copy of the same value higher up: a stack is
- * cached only when each of its return addresses occurs once on the live
- * stack (from the tracepoint's arguments to the top), so the first
- * occurrence found is the live slot. A recursion (an address twice) is
- * never cached.
+ * reads and not a stale copy of the same value elsewhere. The slots are
+ * located from the tracepoint's arguments up, the innermost frame first,
+ * each at the nearest word above the slot before it that holds its
+ * return address: between two live slots lies the frame of one function
+ * (saved registers, locals), which holds no return address into its own
+ * caller. Stale copies lie further up, in the gap a system call leaves
+ * (below), where earlier, shallower calls wrote the same frames: a scan
+ * from the top down meets them first, which is why it is not one.
  *
  * One frame has no fixed size: with CONFIG_RANDOMIZE_KSTACK_OFFSET
  * (default on in most distributions) each system call leaves a gap of
@@ -290,54 +293,34 @@ static __always_inline __u64 kstack_caller(void *ctx, __u32 tid)
 	return e->ips[kstack_index(c)];
 }
 
-/* The scan of kstack_fill(): one word a call, from the top down. */
+/* The scan of kstack_fill(): one word a call, from the program's context
+ * up to the top. */
 struct kstack_scan {
 	struct kstack_scratch *k;
-	__u32 nwords; /* words read, the last one just below the top */
-	__s32 next;   /* the frame looked for, from the outermost down */
-	__u32 first;
+	__u32 nwords; /* words read, the first one at the context */
+	__u32 next;   /* the frame looked for, from the innermost up */
 	__u32 n;
-	bool bad;     /* an address seen twice: not cached */
-	__u64 v;      /* the word looked at */
 };
 
-/* Whether s->v is one of the frames already located (index above
- * s->next): one frame a call. */
-static long kstack_scan_dup(__u64 i, void *data)
-{
-	struct kstack_scan *s = data;
-
-	if (i >= BTR_STACK_MAX)
-		return 1;
-	if ((__s64)i > s->next && s->v == s->k->e.ips[i]) {
-		s->bad = true;
-		return 1;
-	}
-	return 0;
-}
-
+/* Each frame's slot is the nearest word above the slot of the frame
+ * before it that holds its return address: that is where the unwinder
+ * reads it (see the top of this file). */
 static long kstack_scan_word(__u64 w, void *data)
 {
 	struct kstack_scan *s = data;
 	struct kstack_scratch *k = s->k;
-	__u32 idx = s->nwords - 1 - (__u32)w, nx;
-	__u64 v;
+	__u32 idx = (__u32)w, nx = s->next;
 
-	if (idx >= KSTACK_WORDS)
+	if (idx >= KSTACK_WORDS || nx >= s->n || nx >= BTR_STACK_MAX)
 		return 1;
-	v = k->words[idx];
-	if (v < KTEXT_MIN)
-		return 0;
-	/* a frame already located, met again: which one is live unknown */
-	s->v = v;
-	bpf_loop(s->n, kstack_scan_dup, s, 0);
-	if (s->bad)
-		return 1;
-	nx = (__u32)s->next;
-	if (s->next >= (__s32)s->first && nx < BTR_STACK_MAX &&
-	    v == k->e.ips[nx & (BTR_STACK_MAX - 1)]) {
-		k->e.off[nx & (BTR_STACK_MAX - 1)] = (__u16)(8 * (w + 1));
-		s->next--;
+	/* bounded where the verifier sees it, as kstack_index() */
+	asm volatile("" : "+r"(idx));
+	idx &= KSTACK_WORDS - 1;
+	if (k->words[idx] == k->e.ips[nx & (BTR_STACK_MAX - 1)]) {
+		/* words[idx] lies (nwords - idx) words below the top */
+		k->e.off[nx & (BTR_STACK_MAX - 1)] =
+			(__u16)(8 * (s->nwords - idx));
+		s->next++;
 	}
 	return 0;
 }
@@ -468,11 +451,10 @@ static __always_inline void kstack_fill(void *ctx, __u32 tid, const __u64 *ips,
 	__builtin_memcpy(k->e.ips, ips, sizeof(k->e.ips));
 	s.k = k;
 	s.nwords = (__u32)(size / 8);
-	s.next = (__s32)n - 1;
-	s.first = first;
+	s.next = first;
 	s.n = n;
 	bpf_loop(s.nwords, kstack_scan_word, &s, 0);
-	if (s.bad || s.next >= (__s32)first)
+	if (s.next < n)
 		return;
 	k->e.n = n;
 	k->e.first = first;
