@@ -82,12 +82,15 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
+# Workloads built as distributions build programs (tests/workloads/):
+# -O2, no sanitizer, frame pointers as each one says
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUT)/tests/%,$(wildcard tests/workloads/*.c))
 # Test-only BPF programs (tests/synth/X.bpf.c), for the tools
 SYNTH_SKELS := $(patsubst %.bpf.c,$(OUT)/%.skel.h,$(wildcard tests/synth/*.bpf.c))
 
 .PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench bench-run
 
-all: $(BIN) $(TOOL_BINS)
+all: $(BIN) $(TOOL_BINS) $(WORKLOAD_BINS)
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -144,6 +147,13 @@ $(OUT)/tests/%: tests/tools/%.c $(LIB_OBJS) | $(SYNTH_SKELS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) -I$(OUT)/tests/synth $(CFLAGS) $(WARN) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+$(OUT)/tests/libcwaits: WL_FLAGS := -fno-omit-frame-pointer -pthread
+$(OUT)/tests/deepwait: WL_FLAGS := -fomit-frame-pointer
+$(WORKLOAD_BINS): $(OUT)/tests/%: tests/workloads/%.c
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g $(WL_FLAGS) $(WARN) $< -o $@
 
 # unit: C tests of pure logic, no root. cli: bats tests that record for
 # real (root). test: both.

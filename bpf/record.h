@@ -29,7 +29,8 @@ enum btr_rec_type {
 	BTR_REC_BLOCKED = 11,
 	BTR_REC_STACK = 12,
 	BTR_REC_SWITCH_BLOCKED = 13, /* a switch and its blocked reason */
-	BTR_REC_TYPE_MAX = 14,
+	BTR_REC_USTACK = 14,         /* user registers and stack slice */
+	BTR_REC_TYPE_MAX = 15,
 };
 
 /* Programs whose invocations are counted (BTR_PROG_*), independently of
@@ -178,6 +179,8 @@ struct btr_switch_blocked {
 				  * not be taken: nr_user is 0 */
 #define BTR_USTACK_NONE 0x10     /* no user stack: a kernel thread (or a
 				  * task past exit_mm); not a failure */
+#define BTR_USTACK_SLICE 0x20    /* a BTR_REC_USTACK record of this sleep
+				  * came right before, on the same CPU */
 
 /* The call stack of a task going to sleep (--callstacks), after the
  * switch record of its sleeping (S or D) switch-out: `ips` holds `nr`
@@ -200,6 +203,42 @@ struct btr_stack {
 };
 
 #define BTR_STACK_SIZE(nr) (48u + 8u * (nr))
+
+/* The user registers a CFI unwinder starts from (x86-64): the pc, the
+ * stack pointer, and the registers a function saves for its caller. */
+enum btr_ureg {
+	BTR_UREG_IP,
+	BTR_UREG_SP,
+	BTR_UREG_BP,
+	BTR_UREG_BX,
+	BTR_UREG_R12,
+	BTR_UREG_R13,
+	BTR_UREG_R14,
+	BTR_UREG_R15,
+	BTR_UREG_MAX,
+};
+
+/* The most bytes of user stack a BTR_REC_USTACK record holds (the
+ * --stack-slice option's upper bound, as perf's dwarf,SIZE). */
+#define BTR_SLICE_MAX 32768
+
+/* What a thread going to sleep had on its user stack (--callstacks with a
+ * slice): its user registers at the system call, and `size` bytes of its
+ * stack from regs[BTR_UREG_SP] up (fewer than asked where the stack ends,
+ * or where the frame-pointer chain joins: btr_stack). Written right
+ * before the BTR_REC_STACK record of the same sleep, which then has
+ * BTR_USTACK_SLICE; userspace unwinds it with the binaries' CFI. Not an
+ * event of its own: not counted as a program run. The record holds
+ * BTR_USTACK_SIZE(size) bytes. */
+struct btr_ustack {
+	struct btr_hdr h;
+	__s32 pid;
+	__u32 size;
+	__u64 regs[BTR_UREG_MAX];
+	__u8 data[BTR_SLICE_MAX];
+};
+
+#define BTR_USTACK_SIZE(size) (32u + 8u * BTR_UREG_MAX + (size))
 
 /* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
  * in the kernel. `seq` matches the request userspace made. */
@@ -235,6 +274,9 @@ struct btr_cpu_acct {
 				 * was looked up */
 	__u64 kstack_wrong;     /* --kstack-check (a test hook): stacks
 				 * from the cache a walk disagrees with */
+	__u64 slice_lost;       /* stack slices (BTR_REC_USTACK) the ring
+				 * had no room for: their stacks go by
+				 * frame pointers alone */
 };
 
 #define BTR_CHECK_SIZE(t, n)                                                   \
@@ -250,5 +292,6 @@ BTR_CHECK_SIZE(btr_exit, 56);
 BTR_CHECK_SIZE(btr_clock, 56);
 BTR_CHECK_SIZE(btr_blocked, 40);
 BTR_CHECK_SIZE(btr_stack, BTR_STACK_SIZE(BTR_STACK_MAX + BTR_USTACK_MAX));
+BTR_CHECK_SIZE(btr_ustack, BTR_USTACK_SIZE(BTR_SLICE_MAX));
 
 #endif

@@ -540,7 +540,115 @@ static long user_walk_frame(__u64 i, void *data)
 	return 0;
 }
 
-static __always_inline long user_walk(struct stack_buf *b, __u32 n)
+/* --callstacks with a slice: bytes of user stack copied at each sleep
+ * (0: frame pointers alone), set by userspace; at most BTR_SLICE_MAX. */
+const volatile __u32 ustack_slice = 0;
+/* Past the frame the chain starts at, the slice goes on this far (a
+ * caller's CFI may save registers above its frame pointer's slot). */
+#define SLICE_PAST_FP 512
+
+/* The slice's scratch, one per CPU id, indexed by the CPU (as
+ * kstack_scratch: userspace sizes it to one entry without a slice). A
+ * page past the record's end, so that the verifier sees any copy of up
+ * to a page at any offset in the slice fit. */
+struct ustack_buf {
+	struct btr_ustack u;
+	__u8 spill[4096];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ustack_buf);
+} ustack_scratch SEC(".maps");
+
+/* take_slice(): one page a call, so that a stack ending inside the slice
+ * gives what lies below its end instead of nothing. */
+struct slice_copy {
+	struct btr_ustack *u;
+	__u64 sp;
+	__u32 want;
+};
+
+static long slice_page(__u64 i, void *data)
+{
+	struct slice_copy *c = data;
+	__u64 at = c->u->size, len;
+
+	(void)i;
+	if (at >= c->want)
+		return 1;
+	/* to the end of the page, or of what is wanted */
+	len = 4096 - ((c->sp + at) & 4095);
+	if (len > c->want - at)
+		len = c->want - at;
+	/* bounded where the verifier sees them (as kstack_clamp()) */
+	asm volatile("" : "+r"(at), "+r"(len));
+	at &= BTR_SLICE_MAX - 1;
+	len &= 8191;
+	if (len > 4096)
+		return 1;
+	if (bpf_probe_read_user(&c->u->data[at], len, (void *)(c->sp + at)))
+		return 1;
+	c->u->size = (__u32)(at + len);
+	return 0;
+}
+
+/* The user registers and the stack slice of the current task into the
+ * ring, before its stack record: up to ustack_slice bytes from sp, fewer
+ * when the frame-pointer chain (first frame fp, 0: none) starts close
+ * above (the unwinder joins it there). Returns whether it was written. */
+static __always_inline bool take_slice(struct pt_regs *regs, __u64 fp,
+				       struct btr_cpu_acct *a)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ustack_buf *ub = bpf_map_lookup_elem(&ustack_scratch, &cpu);
+	struct btr_ustack *u = ub ? &ub->u : NULL;
+	struct slice_copy c = {};
+	void *ring;
+	__u64 sp = regs->sp;
+	__u32 size;
+
+	if (!u)
+		return false;
+	c.u = u;
+	c.sp = sp;
+	c.want = ustack_slice;
+	if (fp > sp && fp - sp + 16 + SLICE_PAST_FP < c.want)
+		c.want = (__u32)(fp - sp) + 16 + SLICE_PAST_FP;
+	if (c.want > BTR_SLICE_MAX)
+		c.want = BTR_SLICE_MAX;
+	u->size = 0;
+	bpf_loop(BTR_SLICE_MAX / 4096 + 1, slice_page, &c, 0);
+	u->regs[BTR_UREG_IP] = regs->ip;
+	u->regs[BTR_UREG_SP] = sp;
+	u->regs[BTR_UREG_BP] = regs->bp;
+	u->regs[BTR_UREG_BX] = regs->bx;
+	u->regs[BTR_UREG_R12] = regs->r12;
+	u->regs[BTR_UREG_R13] = regs->r13;
+	u->regs[BTR_UREG_R14] = regs->r14;
+	u->regs[BTR_UREG_R15] = regs->r15;
+	u->pid = (__s32)bpf_get_current_pid_tgid();
+	u->h.ts = bpf_ktime_get_boot_ns();
+	u->h.lost = 0;
+	u->h.pid = u->pid;
+	u->h.type = BTR_REC_USTACK;
+	u->h.common_flags = 0;
+	u->h.pad = 0;
+	size = u->size;
+	if (size > BTR_SLICE_MAX)
+		size = BTR_SLICE_MAX;
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (ring && !bpf_ringbuf_output(ring, u, BTR_USTACK_SIZE(size),
+					wake_flags(ring, a)))
+		return true;
+	a->slice_lost++;
+	return false;
+}
+
+static __always_inline long user_walk(struct stack_buf *b, __u32 n,
+				      struct btr_cpu_acct *a)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
@@ -554,6 +662,11 @@ static __always_inline long user_walk(struct stack_buf *b, __u32 n)
 	b->s.ips[n] = regs->ip;
 	/* one frame more than kept, to see a cut */
 	bpf_loop(BTR_USTACK_MAX, user_walk_frame, &w, 0);
+	/* a chain of two frames or more starts at a frame pointer (a
+	 * register used for other things seldom leads to two) */
+	if (ustack_slice &&
+	    take_slice(regs, w.m > 2 ? regs->bp : 0, a))
+		b->s.flags |= BTR_USTACK_SLICE;
 	return w.m;
 }
 
@@ -598,7 +711,7 @@ static __always_inline __u32 user_stack(void *ctx, struct task_struct *prev,
 	if (n > BTR_STACK_MAX) /* for the verifier: n is at most that */
 		return 0;
 	if (user_walk_fits()) {
-		m = user_walk(b, n);
+		m = user_walk(b, n, a);
 	} else {
 		m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
 				  BPF_F_USER_STACK);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "encode/perf_samples.h"
 
@@ -19,6 +20,12 @@ struct callstack_enc {
 	void *ctx;
 	callstack_user_fn ufn;
 	void *uctx;
+	callstack_unwind_fn unwind;
+	void *wctx;
+	struct btr_ustack *slice; /* the last slice record, allocated at
+				   * the first */
+	bool have_slice;
+	__u64 pcs[BTR_USTACK_MAX];
 	uint64_t sched_start, sched_end;
 	struct perf_frame frames[BTR_STACK_MAX + BTR_USTACK_MAX];
 	struct callstack_enc_stats st;
@@ -57,6 +64,31 @@ void callstack_enc_set_user(struct callstack_enc *c, callstack_user_fn fn,
 	c->uctx = ctx;
 }
 
+void callstack_enc_set_unwind(struct callstack_enc *c, callstack_unwind_fn fn,
+			      void *ctx)
+{
+	c->unwind = fn;
+	c->wctx = ctx;
+}
+
+int callstack_enc_note_slice(struct callstack_enc *c, const struct btr_hdr *rec,
+			     size_t len)
+{
+	const struct btr_ustack *u = (const struct btr_ustack *)rec;
+
+	if (!rec || rec->type != BTR_REC_USTACK || len < BTR_USTACK_SIZE(0) ||
+	    u->size > BTR_SLICE_MAX || len < BTR_USTACK_SIZE(u->size))
+		return -EINVAL;
+	if (!c->slice) {
+		c->slice = malloc(sizeof(*c->slice));
+		if (!c->slice)
+			return -ENOMEM;
+	}
+	memcpy(c->slice, u, BTR_USTACK_SIZE(u->size));
+	c->have_slice = true;
+	return 0;
+}
+
 /* Index of the first frame in the scheduler, 0 when there is none. */
 static uint32_t first_sched_frame(const struct callstack_enc *c,
 				  const struct btr_stack *r)
@@ -69,15 +101,65 @@ static uint32_t first_sched_frame(const struct callstack_enc *c,
 	return 0;
 }
 
+/* The user pcs of r: unwound from its slice when it has one (the
+ * frame-pointer walk's where that fails at once), else the walk's; into
+ * *pcs, their number. *error: the sample's unwind_error (0: none). */
+static uint32_t user_pcs(struct callstack_enc *c, const struct btr_stack *r,
+			 const __u64 **pcs, int32_t *error)
+{
+	const __u64 *fp = r->ips + r->nr;
+	enum callstack_unwound how;
+	bool sliced = r->flags & BTR_USTACK_SLICE;
+	uint32_t n;
+
+	*pcs = fp;
+	*error = r->flags & BTR_USTACK_TRUNCATED ?
+			 PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED
+		 : r->flags & BTR_USTACK_FAILED ? PERF_UNWIND_ERROR_UNKNOWN
+						: 0;
+	if (sliced && (!c->have_slice || c->slice->pid != r->pid))
+		c->st.slice_missing++;
+	if (!sliced || !c->have_slice || c->slice->pid != r->pid ||
+	    !c->unwind || !r->nr_user)
+		return r->nr_user;
+	c->have_slice = false;
+	n = c->unwind(c->wctx, r->tgid, c->slice, fp, r->nr_user, c->pcs,
+		      BTR_USTACK_MAX, &how);
+	if (how != CALLSTACK_WHOLE && how != CALLSTACK_JOINED && n <= 1)
+		return r->nr_user; /* nothing better than the chain */
+	c->st.user_unwound++;
+	*pcs = c->pcs;
+	switch (how) {
+	case CALLSTACK_JOINED:
+		c->st.user_joined++;
+		break; /* the chain's own cut, if any, stays */
+	case CALLSTACK_WHOLE:
+		*error = 0;
+		break;
+	case CALLSTACK_CUT:
+		c->st.user_cut++;
+		*error = PERF_UNWIND_ERROR_MEMORY_INVALID;
+		break;
+	case CALLSTACK_NO_CFI:
+		c->st.user_cfi_failed++;
+		*error = PERF_UNWIND_ERROR_UNWIND_INFO;
+		break;
+	case CALLSTACK_FULL:
+		*error = PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED;
+		break;
+	}
+	return n;
+}
+
 /* The user frames of r after the n kernel ones in c->frames; their
  * number. */
 static size_t user_frames(struct callstack_enc *c, const struct btr_stack *r,
-			  size_t n)
+			  size_t n, int32_t *error)
 {
-	const __u64 *ips = r->ips + r->nr;
-	uint32_t i;
+	const __u64 *ips;
+	uint32_t i, nu = user_pcs(c, r, &ips, error);
 
-	for (i = 0; i < r->nr_user; i++) {
+	for (i = 0; i < nu; i++) {
 		struct perf_frame *f = &c->frames[n + i];
 
 		*f = (struct perf_frame){ .address = ips[i] };
@@ -93,8 +175,8 @@ static size_t user_frames(struct callstack_enc *c, const struct btr_stack *r,
 			c->st.user_unnamed++;
 		}
 	}
-	c->st.user_frames += r->nr_user;
-	return r->nr_user;
+	c->st.user_frames += nu;
+	return nu;
 }
 
 int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
@@ -103,6 +185,7 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 	const struct btr_stack *r = (const struct btr_stack *)rec;
 	struct perf_sample s = { .comm = "", .event = "", .cpu = (int32_t)cpu };
 	uint32_t i, skip;
+	int32_t uerr = 0;
 	uint64_t id;
 	int err;
 
@@ -131,10 +214,13 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 		s.has_unwind_error = true;
 		s.unwind_error = PERF_UNWIND_ERROR_UNKNOWN;
 	} else {
-		s.nframes += user_frames(c, r, s.nframes);
-		if (r->flags & (BTR_STACK_TRUNCATED | BTR_USTACK_TRUNCATED)) {
+		s.nframes += user_frames(c, r, s.nframes, &uerr);
+		if (r->flags & BTR_STACK_TRUNCATED) {
 			s.has_unwind_error = true;
 			s.unwind_error = PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED;
+		} else if (uerr) {
+			s.has_unwind_error = true;
+			s.unwind_error = uerr;
 		} else if (r->flags & BTR_USTACK_FAILED) {
 			s.has_unwind_error = true;
 			s.unwind_error = PERF_UNWIND_ERROR_UNKNOWN;
@@ -146,7 +232,7 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 	c->st.samples++;
 	c->st.truncated += !!(r->flags & BTR_STACK_TRUNCATED);
 	c->st.failed += !s.nframes;
-	c->st.user_truncated += !!(r->flags & BTR_USTACK_TRUNCATED);
+	c->st.user_truncated += uerr == PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED;
 	c->st.user_failed += !!(r->flags & BTR_USTACK_FAILED);
 	c->st.user_none += !!(r->flags & BTR_USTACK_NONE);
 	return 0;
@@ -168,5 +254,6 @@ void callstack_enc_free(struct callstack_enc *c)
 	if (!c)
 		return;
 	perf_samples_free(c->ps);
+	free(c->slice);
 	free(c);
 }

@@ -49,6 +49,12 @@ struct callstack_enc_stats {
 	uint64_t user_frames;    /* user frames written */
 	uint64_t user_unmapped;  /* of which in no known mapping */
 	uint64_t user_unnamed;   /* of which without a function name */
+	uint64_t user_unwound;   /* user stacks unwound from a slice by CFI */
+	uint64_t user_joined;    /* of which joined the frame-pointer chain */
+	uint64_t user_cut;       /* of which cut where the slice ended */
+	uint64_t user_cfi_failed; /* of which stopped at a pc without CFI */
+	uint64_t slice_missing;  /* stacks whose slice record was not
+				  * there (frame pointers alone) */
 };
 
 /* Resolves the user pc of process tgid: sets f->map (kept valid until the
@@ -57,6 +63,24 @@ struct callstack_enc_stats {
  * mapping of the process holds pc. */
 typedef bool (*callstack_user_fn)(void *ctx, int32_t tgid, uint64_t pc,
 				  bool leaf, struct perf_frame *f);
+
+/* How a callstack_unwind_fn walk ended. */
+enum callstack_unwound {
+	CALLSTACK_WHOLE,  /* to the outermost frame, or joined */
+	CALLSTACK_JOINED, /* the frame-pointer chain took over */
+	CALLSTACK_CUT,    /* the slice ended first */
+	CALLSTACK_NO_CFI, /* a frame without CFI or with a rule not followed */
+	CALLSTACK_FULL,   /* more frames than a sample keeps */
+};
+
+/* Unwinds the user stack of a sleep of process tgid from its slice u and
+ * its frame-pointer walk fp[0..nfp) into out[0..max): returns the pcs,
+ * *how says how it ended. */
+typedef uint32_t (*callstack_unwind_fn)(void *ctx, int32_t tgid,
+					const struct btr_ustack *u,
+					const __u64 *fp, uint32_t nfp,
+					__u64 *out, uint32_t max,
+					enum callstack_unwound *how);
 
 struct callstack_enc;
 
@@ -73,6 +97,17 @@ struct callstack_enc *callstack_enc_new(struct packet_sink *sink,
 /* User frames are resolved by fn (NULL: each in "[unknown]"). */
 void callstack_enc_set_user(struct callstack_enc *c, callstack_user_fn fn,
 			    void *ctx);
+
+/* User stacks with a slice are unwound by fn (NULL: frame pointers
+ * alone). */
+void callstack_enc_set_unwind(struct callstack_enc *c, callstack_unwind_fn fn,
+			      void *ctx);
+
+/* Keeps the BTR_REC_USTACK record of `len` bytes read from the ring of the
+ * encoder's CPU for the stack record that follows it. Returns 0, -EINVAL
+ * for a record that is not a whole one, -ENOMEM. */
+int callstack_enc_note_slice(struct callstack_enc *c, const struct btr_hdr *rec,
+			     size_t len);
 
 /* Writes the sample of one BTR_REC_STACK record of `len` bytes read from
  * the ring of `cpu`. Returns 0, -EINVAL for a record that is not a whole

@@ -83,6 +83,8 @@ struct perf_sample {
 
 /* Profiling.StackUnwindError values the recorder writes. */
 #define PERF_UNWIND_ERROR_UNKNOWN 0
+#define PERF_UNWIND_ERROR_MEMORY_INVALID 2
+#define PERF_UNWIND_ERROR_UNWIND_INFO 3
 #define PERF_UNWIND_ERROR_MAX_FRAMES_EXCEEDED 6
 
 struct perf_samples_opts {

@@ -81,6 +81,7 @@ static void select_programs(struct capture *c, bool raw)
 static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 {
 	bool cache;
+	uint32_t slice;
 	int e;
 
 	c->skel = sched_bpf__open();
@@ -98,6 +99,10 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->callstacks = c->o.callstacks;
 	c->skel->rodata->user_stacks = c->o.user_stacks;
 	c->skel->rodata->kstack_check = c->o.kstack_check;
+	/* the slice needs the frame-pointer walk's registers (5.17) */
+	slice = c->o.user_stacks && kfeatures_use(c->o.kf, KF_USER_WALK) ?
+			c->o.stack_slice : 0;
+	c->skel->rodata->ustack_slice = slice;
 	c->skel->rodata->sched_text_start = c->o.sched_text[0];
 	c->skel->rodata->sched_text_end = c->o.sched_text[1];
 	c->skel->rodata->lock_text_start = c->o.lock_text[0];
@@ -117,6 +122,9 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 					     cache ? c->ncpus : 1);
 	if (!e && !cache)
 		e = bpf_map__set_max_entries(c->skel->maps.kstack_cache, 1);
+	if (!e)
+		e = bpf_map__set_max_entries(c->skel->maps.ustack_scratch,
+					     slice ? c->ncpus : 1);
 	if (!e) {
 		select_programs(c, raw);
 		e = sched_bpf__load(c->skel);

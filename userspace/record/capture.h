@@ -29,6 +29,7 @@ struct capture_opts {
 	uint32_t blocked_mode; /* enum btr_blocked_mode */
 	bool callstacks;       /* BTR_REC_STACK after sleeping switch-outs */
 	bool user_stacks;      /* ... with the user stack too */
+	uint32_t stack_slice;  /* ... and this many bytes of it (0: none) */
 	bool kstack_check;     /* cached kernel stacks checked by a walk */
 	/* kernel text the blocked function is not in: [start, end) of
 	 * __sched_text and __lock_text, 0 when unknown (no stack is taken) */

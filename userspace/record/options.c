@@ -32,6 +32,7 @@ enum {
 	OPT_CALLSTACKS,
 	OPT_READERS,
 	OPT_KSTACK_CHECK,
+	OPT_STACK_SLICE,
 	OPT_FALLBACK,
 };
 
@@ -71,6 +72,7 @@ static const struct argp_option options[] = {
 	{ "drain-period", OPT_DRAIN_PERIOD, "TIME", 0, "Drain the rings every TIME (default 50ms)", 0 },
 	{ "blocked-reason", OPT_BLOCKED_REASON, "d|all|none", 0, "Which sleeps record the kernel function they blocked in and their I/O wait (sched_blocked_reason): d, uninterruptible ones (default); all, S sleeps too (from the thread's cached kernel stack when it sleeps where it slept before, else a stack walk); none. With --callstacks S sleeps get theirs too, from the stack taken", 0 },
 	{ "callstacks", OPT_CALLSTACKS, "all|kernel", OPTION_ARG_OPTIONAL, "At each sleeping (S or D) switch-out, the kernel and user call stacks of the task going to sleep (=kernel: the kernel's alone), written as a PerfSample on the sched/sched_switch timebase (flame graphs of where threads wait; user frames through frame pointers, named with elfutils; a kernel stack walk each, unless the thread sleeps where it slept before)", 0 },
+	{ "stack-slice", OPT_STACK_SLICE, "SIZE", 0, "With --callstacks: bytes of each sleeping thread's user stack copied (as perf's --call-graph dwarf,SIZE) and unwound with the binaries' CFI (.eh_frame) where frame pointers are missing, joining the frame-pointer chain where it starts; 0 for frame pointers alone. Default 4K, at most 32K; a stack deeper than its slice is flagged as cut (kernels from 5.17)", 0 },
 	{ "kstack-check", OPT_KSTACK_CHECK, NULL, OPTION_HIDDEN, "Test hook: check each kernel stack taken from the thread's cache against a walk (-v counts the differences)", 0 },
 	{ "fallback", OPT_FALLBACK, "LIST", OPTION_HIDDEN, "Test hook: take the older path of each listed feature as a kernel without it does (raw-tp, switch-state, rdonly-cast, user-walk, kstack-cache, tai, all; default: $BTR_FALLBACK)", 0 },
 	{ "raw-tp", OPT_RAW_TP, NULL, 0, "Use raw tracepoints instead of tp_btf", 0 },
@@ -157,6 +159,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_KSTACK_CHECK:
 		o->kstack_check = true;
 		break;
+	case OPT_STACK_SLICE: {
+		uint64_t v;
+
+		if (parse_size(arg, &v) || v > BTR_SLICE_MAX)
+			return bad_value(st, "stack slice (0 to 32K)", arg);
+		o->stack_slice = (uint32_t)v;
+		break;
+	}
 	case OPT_CALLSTACKS:
 		o->callstacks = true;
 		if (arg && strcmp(arg, "kernel") == 0)
@@ -237,6 +247,7 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	o->output = "trace.pb";
 	o->snapshot_period_ns = 1000000000ull;
 	o->drain_period_ns = 50000000ull;
+	o->stack_slice = RECORD_SLICE_DEFAULT;
 	o->fill_policy = FILL_RING;
 	o->clear_period_ns = 5000000000ull;
 	o->blocked_mode = BTR_BLOCKED_D;

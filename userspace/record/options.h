@@ -28,6 +28,9 @@ struct record_opts {
 	int blocked_mode;          /* enum btr_blocked_mode */
 	bool callstacks;           /* call stacks of sleeping switch-outs */
 	bool kernel_stacks_only;   /* --callstacks=kernel: no user stacks */
+	uint32_t stack_slice;      /* --stack-slice: bytes of user stack
+				    * copied at each sleep (0: frame
+				    * pointers alone) */
 	bool kstack_check;         /* --kstack-check (hidden): a test hook */
 	bool quiet, verbose;
 	char **command;            /* after "--", NULL-terminated, or NULL */
@@ -45,5 +48,16 @@ static inline bool record_opts_kstacks(const struct record_opts *o)
 {
 	return o->callstacks || o->blocked_mode == BTR_BLOCKED_ALL;
 }
+
+/* Whether user stacks are unwound from a copied slice of the stack. */
+static inline bool record_opts_slice(const struct record_opts *o)
+{
+	return o->callstacks && !o->kernel_stacks_only && o->stack_slice;
+}
+
+/* --stack-slice's default: the leaf functions of a C library built without
+ * frame pointers and the frames up to the first one with them, several
+ * times over. */
+#define RECORD_SLICE_DEFAULT 4096
 
 #endif

@@ -197,6 +197,9 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
 		return e ? e : on_clock_record(r, data);
 	}
+	if (h->type == BTR_REC_USTACK) /* its stack record follows */
+		return r->stacks ? callstack_enc_note_slice(r->stacks[cpu], h, len)
+				 : -EINVAL;
 	if (h->type == BTR_REC_STACK && r->stacks) {
 		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
 		if (!e && r->ustacks) {
@@ -465,6 +468,7 @@ static int setup(struct recorder *r)
 		.blocked_mode = (uint32_t)r->o.blocked_mode,
 		.callstacks = r->o.callstacks,
 		.user_stacks = r->o.callstacks && !r->o.kernel_stacks_only,
+		.stack_slice = r->o.stack_slice,
 		.kstack_check = r->o.kstack_check,
 		.on_record = on_record,
 	};
@@ -533,6 +537,8 @@ static int setup(struct recorder *r)
 				return -ENOMEM;
 			callstack_enc_set_user(r->stacks[cpu], ustacks_resolve,
 					       r->ustacks);
+			callstack_enc_set_unwind(r->stacks[cpu], ustacks_unwind,
+						 r->ustacks);
 		}
 	}
 	r->pub = calloc(r->ncpus, sizeof(*r->pub));
@@ -861,6 +867,11 @@ static void log_callstacks(struct recorder *r)
 		sum.user_frames += ss->user_frames;
 		sum.user_unmapped += ss->user_unmapped;
 		sum.user_unnamed += ss->user_unnamed;
+		sum.user_unwound += ss->user_unwound;
+		sum.user_joined += ss->user_joined;
+		sum.user_cut += ss->user_cut;
+		sum.user_cfi_failed += ss->user_cfi_failed;
+		sum.slice_missing += ss->slice_missing;
 	}
 	ustacks_log(r->ustacks);
 	if (r->o.quiet)
@@ -880,6 +891,17 @@ static void log_callstacks(struct recorder *r)
 		 (unsigned long long)sum.user_frames,
 		 (unsigned long long)sum.user_unmapped,
 		 (unsigned long long)sum.user_unnamed);
+	if (record_opts_slice(&r->o) && kfeatures_use(&r->kf, KF_USER_WALK))
+		log_info("user stacks by CFI from a %u-byte slice: %llu "
+			 "unwound, %llu of them joined the frame-pointer chain, "
+			 "%llu cut by the slice (--stack-slice), %llu stopped at "
+			 "a frame without CFI; %llu slices lost (frame pointers "
+			 "alone)", r->o.stack_slice,
+			 (unsigned long long)sum.user_unwound,
+			 (unsigned long long)sum.user_joined,
+			 (unsigned long long)sum.user_cut,
+			 (unsigned long long)sum.user_cfi_failed,
+			 (unsigned long long)sum.slice_missing);
 }
 
 /* Events the programs never saw: a warning when any, the figure with -v. */
@@ -902,7 +924,7 @@ static void report_accounting(struct recorder *r)
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
 	struct central_stats st;
 	const struct central_stats *cs = &st;
-	uint64_t hits = 0, misses = 0, wrong = 0;
+	uint64_t hits = 0, misses = 0, wrong = 0, slices_lost = 0;
 	uint32_t cpu, p;
 
 	central_stats_copy(r->out.buf, &st);
@@ -944,10 +966,15 @@ static void report_accounting(struct recorder *r)
 				  (unsigned long long)acct[cpu].kstack_wrong);
 		hits += acct[cpu].kstack_hits;
 		misses += acct[cpu].kstack_misses;
+		slices_lost += acct[cpu].slice_lost;
 		wrong += acct[cpu].kstack_wrong;
 	}
 	if (r->stacks)
 		log_callstacks(r);
+	if (slices_lost)
+		log_warn("%llu user stack slices did not fit in their ring: "
+			 "those stacks went by frame pointers alone",
+			 (unsigned long long)slices_lost);
 	if (r->stacks && !r->o.quiet)
 		log_info("kernel stacks: %llu from the thread's cache, %llu "
 			 "walked (cache missed)", (unsigned long long)hits,

@@ -267,6 +267,29 @@ static void lookup_line(struct module *md, struct sym_addr *a)
 		a->file = NULL;
 }
 
+Dwarf_Frame *symbolizer_cfi_frame(struct symbolizer *s, struct sym_module *m,
+				  uint64_t rel_pc, bool leaf)
+{
+	struct module *md = (struct module *)m; /* m is its first member */
+	Dwfl_Module *mod = dwfl_of(md);
+	Dwarf_Frame *f;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	(void)s;
+	if (!mod)
+		return NULL;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && !dwarf_cfi_addrframe(cfi, dwfl_addr(md, rel_pc, leaf) - bias,
+					&f))
+		return f;
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && !dwarf_cfi_addrframe(cfi, dwfl_addr(md, rel_pc, leaf) - bias,
+					&f))
+		return f;
+	return NULL;
+}
+
 const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
 			    uint64_t rel_pc, bool leaf)
 {

@@ -11,6 +11,7 @@
 #ifndef BTR_RECORD_SYMBOLIZE_H
 #define BTR_RECORD_SYMBOLIZE_H
 
+#include <elfutils/libdw.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,12 @@ struct sym_module *symbolizer_module(struct symbolizer *s,
  * lives as long as s. */
 const char *symbolizer_name(struct symbolizer *s, struct sym_module *m,
 			    uint64_t rel_pc, bool leaf);
+
+/* The CFI frame (.eh_frame, else .debug_frame) of rel_pc in module m,
+ * `leaf` as symbolizer_name()'s; NULL when it has none. The caller frees
+ * it. */
+Dwarf_Frame *symbolizer_cfi_frame(struct symbolizer *s, struct sym_module *m,
+				  uint64_t rel_pc, bool leaf);
 
 /* One ModuleSymbols packet per module with names, on sequence seq at
  * timestamp ts (after every sample: trace_processor symbolizes the

@@ -6,6 +6,7 @@
 
 #include "record/maps.h"
 #include "record/symbolize.h"
+#include "record/unwind.h"
 #include "util/log.h"
 
 struct ustacks {
@@ -50,17 +51,60 @@ void ustacks_unlock(struct ustacks *u)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/* The module and rel_pc of pc in process tgid, false when none holds it. */
+static bool module_of(struct ustacks *u, int32_t tgid, uint64_t pc,
+		      const struct user_map **m, uint64_t *rel_pc)
+{
+	*m = proc_maps_find(u->maps, tgid, pc);
+	if (!*m)
+		return false;
+	/* trace_processor's rel_pc: an address of the ELF's own */
+	*rel_pc = pc - (*m)->pm.start + (*m)->pm.exact_offset +
+		  (*m)->pm.load_bias;
+	return true;
+}
+
+/* unwind_frame_fn over the process's mappings and their modules' CFI. */
+static Dwarf_Frame *cfi_frame(void *ctx, int32_t tgid, uint64_t pc, bool leaf)
+{
+	struct ustacks *u = ctx;
+	const struct user_map *m;
+	uint64_t rel_pc;
+
+	if (!module_of(u, tgid, pc, &m, &rel_pc) || !m->mod || !m->mod->elf)
+		return NULL;
+	return symbolizer_cfi_frame(u->sym, m->mod, rel_pc, leaf);
+}
+
+uint32_t ustacks_unwind(void *ctx, int32_t tgid, const struct btr_ustack *us,
+			const __u64 *fp, uint32_t nfp, __u64 *out,
+			uint32_t max, enum callstack_unwound *how)
+{
+	static const enum callstack_unwound of[] = {
+		[UNWIND_COMPLETE] = CALLSTACK_WHOLE,
+		[UNWIND_JOINED] = CALLSTACK_JOINED,
+		[UNWIND_CUT] = CALLSTACK_CUT,
+		[UNWIND_NO_CFI] = CALLSTACK_NO_CFI,
+		[UNWIND_BAD] = CALLSTACK_NO_CFI,
+		[UNWIND_FULL] = CALLSTACK_FULL,
+	};
+	enum unwind_end end;
+	uint32_t n = unwind_user(us, tgid, fp, nfp, out, max, cfi_frame, ctx,
+				 &end);
+
+	*how = of[end];
+	return n;
+}
+
 bool ustacks_resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
 		     struct perf_frame *f)
 {
 	struct ustacks *u = ctx;
-	const struct user_map *m = proc_maps_find(u->maps, tgid, pc);
+	const struct user_map *m;
 
-	if (!m)
+	if (!module_of(u, tgid, pc, &m, &f->rel_pc))
 		return false;
 	f->map = &m->pm;
-	/* trace_processor's rel_pc: an address of the ELF's own */
-	f->rel_pc = pc - m->pm.start + m->pm.exact_offset + m->pm.load_bias;
 	f->symbol = m->mod && m->mod->elf ?
 			    symbolizer_name(u->sym, m->mod, f->rel_pc, leaf) :
 			    NULL;

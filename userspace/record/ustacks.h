@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "encode/callstacks.h"
 #include "encode/perf_samples.h"
 #include "output/sink.h"
 #include "record.h"
@@ -28,6 +29,12 @@ void ustacks_unlock(struct ustacks *u);
 
 /* callstack_user_fn, under ustacks_lock: the mapping, rel_pc and name of
  * a user pc, valid until the lock is released. */
+/* callstack_unwind_fn, under ustacks_lock: the user stack of a sleep from
+ * its slice, through the CFI of the process's binaries (unwind.h). */
+uint32_t ustacks_unwind(void *ctx, int32_t tgid, const struct btr_ustack *u,
+			const __u64 *fp, uint32_t nfp, __u64 *out,
+			uint32_t max, enum callstack_unwound *how);
+
 bool ustacks_resolve(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
 		     struct perf_frame *f);
 

@@ -16,6 +16,14 @@ void stack_count_packet(struct stack_count *s,
 	    ps->unwind_error ==
 		    PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_MAX_FRAMES_EXCEEDED)
 		s->truncated++;
+	if (ps->has_unwind_error &&
+	    ps->unwind_error ==
+		    PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_MEMORY_INVALID)
+		s->slice_cut++;
+	if (ps->has_unwind_error &&
+	    ps->unwind_error ==
+		    PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_UNWIND_INFO)
+		s->no_cfi++;
 	if (!ps->has_callstack_iid)
 		s->without_stack++;
 	else if (ps->has_unwind_error &&

@@ -440,6 +440,13 @@ static int ftrace_rows(const struct rows *t, const struct mgather *g)
 	if (!e && g->stacks.samples)
 		e = row(t, "perf_samples_without_user_stack", -1, SEV_DATA_LOSS,
 			SRC_ANALYSIS, (int64_t)g->stacks.without_user_stack);
+	if (!e && g->stacks.samples)
+		e = row(t, "perf_samples_user_stack_cut_by_slice", -1,
+			SEV_DATA_LOSS, SRC_ANALYSIS,
+			(int64_t)g->stacks.slice_cut);
+	if (!e && g->stacks.samples)
+		e = row(t, "perf_samples_user_stack_without_cfi", -1,
+			SEV_DATA_LOSS, SRC_ANALYSIS, (int64_t)g->stacks.no_cfi);
 	return e;
 }
 
