@@ -16,7 +16,7 @@ set -uo pipefail
 
 OUT=${OUT:-build}
 FILES=(02-record 16-wakeup-context 18-wait-reason 21-synth-rings
-	22-callstacks 24-hotplug 25-preempt-rt)
+	22-callstacks 24-hotplug 25-preempt-rt 27-cfi-stacks)
 # Under emulation (BTR_EMULATED=1, set by kernel-check.sh in its guests)
 # the simulated many-core host runs one of its three reader set-ups and
 # the overflow test: the rest is the readers' userspace, the same on

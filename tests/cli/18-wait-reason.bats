@@ -14,10 +14,7 @@ ROUNDS=5
 setup_file() {
 	need_root
 	file_scratch wait
-	truncate -s 64M "$W/ext4.img"
-	mkfs.ext4 -q -F "$W/ext4.img" || fail "mkfs.ext4 failed"
-	mkdir "$W/mnt"
-	mount -o loop "$W/ext4.img" "$W/mnt" || fail "cannot mount ext4 on a loop device"
+	ext4_scratch
 	# S and D sleeps, tp_btf
 	"$BTR" -q --blocked-reason all -o "$W/all.pb" -- \
 		"$TOOLS/waits" "$ROUNDS" "$W/mnt" >"$W/all.out" 2>"$W/all.err" ||
@@ -36,7 +33,7 @@ setup_file() {
 }
 
 teardown_file() {
-	umount "$W/mnt" 2>/dev/null || true
+	ext4_scratch_remove
 	file_scratch_remove
 }
 

@@ -530,28 +530,6 @@ check_cache_used() {
 	done
 }
 
-# tp_samples FILE: trace_processor's "TS TID STACK" of every perf_sample
-# in FILE, leaf first, each frame named as the Perfetto UI names it (its
-# symbol from ModuleSymbols, or else the frame's own name), unnamed
-# frames as "?", time order.
-tp_samples() {
-	tp_query "$1" "with recursive walk(sample, ts, utid, cid, depth) as (
-		select id, ts, utid, callsite_id, 0 from perf_sample
-		union all
-		select w.sample, w.ts, w.utid, c.parent_id, w.depth + 1 from walk w
-		join stack_profile_callsite c on c.id = w.cid
-		where c.parent_id is not null),
-	named as (select w.sample, w.ts, w.utid, w.depth,
-		coalesce((select s.name from stack_profile_symbol s
-		where s.symbol_set_id = f.symbol_set_id order by s.id limit 1),
-		f.name) as name from walk w
-		join stack_profile_callsite c on c.id = w.cid
-		join stack_profile_frame f on f.id = c.frame_id)
-	select n.ts, t.tid, group_concat(iif(n.name = '', '?', n.name), ','
-		order by n.depth) as stack
-	from named n join thread t using (utid) group by n.sample
-	order by n.ts, t.tid" | tr , ' ' | awk '{ s = $3; for (i = 4; i <= NF; i++) s = s "," $i; print $1, $2, s }'
-}
 
 # dump_samples RUN: the same from our dump (addresses as "?").
 dump_samples() {

@@ -32,6 +32,20 @@ fail() {
 	return 1
 }
 
+# An ext4 filesystem on a loop device at $W/mnt (in file_scratch's $W),
+# where fsync() waits for the disk in D (tmpfs has none to wait for);
+# ext4_scratch_remove unmounts it.
+ext4_scratch() {
+	truncate -s 64M "$W/ext4.img"
+	mkfs.ext4 -q -F "$W/ext4.img" || fail "mkfs.ext4 failed"
+	mkdir "$W/mnt"
+	mount -o loop "$W/ext4.img" "$W/mnt" || fail "cannot mount ext4 on a loop device"
+}
+
+ext4_scratch_remove() {
+	umount "$W/mnt" 2>/dev/null || true
+}
+
 # Whether this run forces the recorder's older path of feature $1
 # (BTR_FALLBACK, which the recorder reads as --fallback's default:
 # scripts/kernel/run-tests.sh's fallback pass sets it to "all"). A test
@@ -293,4 +307,27 @@ report_equals_tp() {
 		{ fail "trace_processor gave no thread figures for $1"; return 1; }
 	diff -u "$TMP/tp.txt" "$TMP/report.txt" >&2 ||
 		{ fail "report and trace_processor disagree on $1 (- trace_processor, + report)"; return 1; }
+}
+
+# tp_samples FILE: trace_processor's "TS TID STACK" of every perf_sample
+# in FILE, leaf first, each frame named as the Perfetto UI names it (its
+# symbol from ModuleSymbols, or else the frame's own name), unnamed
+# frames as "?", time order.
+tp_samples() {
+	tp_query "$1" "with recursive walk(sample, ts, utid, cid, depth) as (
+		select id, ts, utid, callsite_id, 0 from perf_sample
+		union all
+		select w.sample, w.ts, w.utid, c.parent_id, w.depth + 1 from walk w
+		join stack_profile_callsite c on c.id = w.cid
+		where c.parent_id is not null),
+	named as (select w.sample, w.ts, w.utid, w.depth,
+		coalesce((select s.name from stack_profile_symbol s
+		where s.symbol_set_id = f.symbol_set_id order by s.id limit 1),
+		f.name) as name from walk w
+		join stack_profile_callsite c on c.id = w.cid
+		join stack_profile_frame f on f.id = c.frame_id)
+	select n.ts, t.tid, group_concat(iif(n.name = '', '?', n.name), ','
+		order by n.depth) as stack
+	from named n join thread t using (utid) group by n.sample
+	order by n.ts, t.tid" | tr , ' ' | awk '{ s = $3; for (i = 4; i <= NF; i++) s = s "," $i; print $1, $2, s }'
 }

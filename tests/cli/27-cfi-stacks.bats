@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# User stacks where frame pointers are missing (--stack-slice): the C
+# library of a Debian host has none, so the frame a user needs most (the
+# function of theirs that made the call that blocked) is lost to a
+# frame-pointer walk. The recorder copies a slice of the user stack at
+# each sleep and unwinds it with the binaries' CFI (.eh_frame), joining
+# the frame-pointer chain past the slice. Workloads built as
+# distributions build (tests/workloads): libcwaits (frame pointers in the
+# program, none in libc) waits in nanosleep(), read(), pthread_cond_wait()
+# and fsync() from functions wait_in_X of its own; deepwait (no frame
+# pointer anywhere) sleeps 21 frames of 256 bytes deep.
+
+load helpers
+
+ROUNDS=5
+
+setup_file() {
+	need_root
+	file_scratch cfi
+	ext4_scratch
+	"$BTR" -v --callstacks -o "$W/cfi.pb" -- \
+		"$TOOLS/libcwaits" "$ROUNDS" "$W/mnt" >"$W/cfi.out" 2>"$W/cfi.err" ||
+		fail "record failed: $(tail -3 "$W/cfi.err")"
+	# frame pointers alone
+	"$BTR" --callstacks --stack-slice 0 -o "$W/fp.pb" -- \
+		"$TOOLS/libcwaits" "$ROUNDS" >"$W/fp.out" 2>"$W/fp.err" ||
+		fail "record failed: $(tail -3 "$W/fp.err")"
+	# deeper than the default slice, then within a larger one
+	"$BTR" --callstacks -o "$W/deep.pb" -- "$TOOLS/deepwait" 3 \
+		>"$W/deep.out" 2>"$W/deep.err" || fail "record failed: $(tail -3 "$W/deep.err")"
+	"$BTR" --callstacks --stack-slice 16K -o "$W/deep16.pb" -- "$TOOLS/deepwait" 3 \
+		>"$W/deep16.out" 2>"$W/deep16.err" || fail "record failed: $(tail -3 "$W/deep16.err")"
+	local t
+	for t in cfi fp deep deep16; do
+		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
+	done
+}
+
+teardown_file() {
+	ext4_scratch_remove
+	file_scratch_remove
+}
+
+# tid ROLE [RUN]: the thread of that role (libcwaits' main, sleep, pipe,
+# futex, fsync; deepwait's tid).
+tid() {
+	sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$W/${2:-cfi}.out"
+}
+
+# user_stacks TID RUN: the user part of each sample of thread TID, leaf
+# first, with " ERROR" after it when the sample has an unwind error.
+user_stacks() {
+	awk -v t="tid=$1" '$3 == "perf_sample" && $5 == t {
+		s = ""; e = ""
+		for (i = 6; i <= NF; i++) {
+			if ($i ~ /^stack=/) s = substr($i, 7)
+			if ($i ~ /^unwind_error=/) e = " " substr($i, 14)
+		}
+		sub(/.*entry_SYSCALL_64_after_hwframe,/, "", s)
+		print s e
+	}' "$W/$2.txt"
+}
+
+@test "CFI stacks: each wait's stack holds the program's function that called libc, down to start_thread" {
+	local role fn n
+	if fallback_forced user-walk; then
+		# no slice before 5.17: frame pointers alone, said so
+		! grep -q "user stacks by CFI" "$W/cfi.err" || false
+		grep -q "user stacks walked in BPF .*: no" "$W/cfi.err"
+		return 0
+	fi
+	grep -q "user stacks by CFI from a 4096-byte slice" "$W/cfi.err"
+	for role in sleep:nanosleep pipe:pipe_read futex:futex fsync:fsync; do
+		fn=${role#*:}
+		role=${role%%:*}
+		user_stacks "$(tid "$role")" cfi >"$TMP/$role"
+		echo "$role: $(sort "$TMP/$role" | uniq -c)"
+		# every sleep of the waiting thread, in its wait (the fsync
+		# thread also sleeps writing its file)
+		n=$(grep -c ",wait_in_$fn,t_$role,start_thread" "$TMP/$role")
+		[ "$n" -ge "$ROUNDS" ]
+		[ "$role" = fsync ] || [ "$n" -eq "$(wc -l <"$TMP/$role")" ]
+		# with the libc function it called first, and no error
+		! grep ",wait_in_$fn," "$TMP/$role" | grep -q " " || false
+		! grep -q "^wait_in_$fn," "$TMP/$role" || false
+	done
+	# the main thread's reach main, each one
+	user_stacks "$(tid main)" cfi >"$TMP/main"
+	[ "$(grep -c ",wait_in_main,main,__libc_start_call_main" "$TMP/main")" -ge "$ROUNDS" ]
+	[ "$(grep -c ",main,__libc_start_call_main" "$TMP/main")" -eq "$(wc -l <"$TMP/main")" ]
+}
+
+@test "CFI stacks: frame pointers alone lose the caller of a libc leaf (--stack-slice 0)" {
+	local s
+	user_stacks "$(tid sleep fp)" fp >"$TMP/sleep"
+	cat "$TMP/sleep"
+	[ "$(wc -l <"$TMP/sleep")" -ge "$ROUNDS" ]
+	# the thread function is there, the function between it and libc not
+	[ "$(grep -c ",t_sleep,start_thread" "$TMP/sleep")" -ge "$ROUNDS" ]
+	! grep -q "wait_in_nanosleep" "$TMP/sleep" || false
+	s=$("$BTR" --callstacks --stack-slice 0 -o "$TMP/x.pb" -d 100ms 2>&1)
+	! grep -q "user stacks by CFI" <<<"$s" || false
+}
+
+@test "CFI stacks: trace_processor's perf_sample stacks hold the new frames" {
+	local t
+	fallback_forced user-walk && return 0
+	tp_stats_clean "$W/cfi.pb" mismatched_sched_switch_tids
+	t=$(tid pipe)
+	tp_samples "$W/cfi.pb" | awk -v t="$t" '$2 == t { print $3 }' >"$TMP/tp"
+	cat "$TMP/tp"
+	[ "$(grep -c ",read,wait_in_pipe_read,t_pipe,start_thread" "$TMP/tp")" -ge "$ROUNDS" ]
+	# the same stacks as the dump's, frame for frame
+	user_stacks "$t" cfi | sort >"$TMP/ours"
+	sed 's/.*entry_SYSCALL_64_after_hwframe,//' "$TMP/tp" | sort >"$TMP/theirs"
+	diff "$TMP/ours" "$TMP/theirs"
+}
+
+@test "CFI stacks: a stack deeper than the slice is flagged and counted; a larger slice makes it whole" {
+	local t n
+	fallback_forced user-walk && return 0
+	t=$(tid tid deep)
+	user_stacks "$t" deep | tee "$TMP/deep"
+	n=$(wc -l <"$TMP/deep")
+	[ "$n" -ge 3 ]
+	# 21 frames of 256 bytes do not fit in 4K: cut, flagged
+	[ "$(grep -c "^clock_nanosleep,__nanosleep,wait_deep,descend.*,descend[^,]* MEMORY_INVALID$" "$TMP/deep")" -eq "$n" ]
+	[ "$(stat_value "$W/deep.pb" perf_samples_user_stack_cut_by_slice)" -ge "$n" ]
+	grep -q "user stacks by CFI from a 4096-byte slice: .* [1-9][0-9]* cut by the slice" "$W/deep.err"
+	# within 16K: whole, to main
+	t=$(tid tid deep16)
+	user_stacks "$t" deep16 | tee "$TMP/deep16"
+	[ "$(wc -l <"$TMP/deep16")" -ge 3 ]
+	local want="clock_nanosleep,__nanosleep,wait_deep"
+	for ((n = 0; n <= 20; n++)); do want+=",descend.isra.0"; done
+	want+=",main,__libc_start_call_main,__libc_start_main,_start"
+	[ "$(grep -cx "$want" "$TMP/deep16")" -eq "$(wc -l <"$TMP/deep16")" ]
+}
+
+@test "CFI stacks: --stack-slice takes 0 to 32K; other values exit 64; --help names it" {
+	run "$BTR" --callstacks --stack-slice 40K -o "$TMP/x.pb" -- true
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"invalid stack slice (0 to 32K) '40K'"* ]]
+	run "$BTR" --callstacks --stack-slice lots -o "$TMP/x.pb" -- true
+	[ "$status" -eq 64 ]
+	run "$BTR" --help
+	[[ "$output" == *"--stack-slice=SIZE"* ]]
+}
