@@ -26,10 +26,7 @@ setup_file() {
 	"$BTR" -q --raw-tp --blocked-reason all -o "$W/raw.pb" -- \
 		"$TOOLS/waits" "$ROUNDS" >"$W/raw.out" 2>"$W/raw.err" ||
 		fail "record failed: $(cat "$W/raw.err")"
-	local t
-	for t in all d raw; do
-		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
-	done
+	dump_runs all d raw
 }
 
 teardown_file() {

@@ -25,10 +25,7 @@ setup_file() {
 	"$BTR" --callstacks -o "$W/fp.pb" -- "$TOOLS/fpstacks" "$ROUNDS" \
 		>"$W/fp.out" 2>"$W/fp.err" || fail "record failed: $(cat "$W/fp.err")"
 	cp "$W/fp.pb" "$W/fp2.pb"
-	local t
-	for t in btf raw both fp; do
-		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
-	done
+	dump_runs btf raw both fp
 }
 
 teardown_file() {

@@ -30,10 +30,7 @@ setup_file() {
 		>"$W/deep.out" 2>"$W/deep.err" || fail "record failed: $(tail -3 "$W/deep.err")"
 	"$BTR" --callstacks --stack-slice 16K -o "$W/deep16.pb" -- "$TOOLS/deepwait" 3 \
 		>"$W/deep16.out" 2>"$W/deep16.err" || fail "record failed: $(tail -3 "$W/deep16.err")"
-	local t
-	for t in cfi fp deep deep16; do
-		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
-	done
+	dump_runs cfi fp deep deep16
 }
 
 teardown_file() {

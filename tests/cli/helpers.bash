@@ -67,6 +67,14 @@ record_cmd() {
 		fail "record failed: $(cat "$TMP/rec.err")"
 }
 
+# dump_runs RUN...: the dump of each $W/RUN.pb into $W/RUN.txt.
+dump_runs() {
+	local t
+	for t in "$@"; do
+		"$BTR" dump "$W/$t.pb" >"$W/$t.txt" || fail "dump $t failed"
+	done
+}
+
 # dump of $1 into $TMP/dump.txt
 dump_trace() {
 	"$BTR" dump "$1" >"$TMP/dump.txt" 2>"$TMP/dump.err" ||
