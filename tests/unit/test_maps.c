@@ -1,7 +1,7 @@
 /* Unit tests of the user stacks' process maps and symbols
  * (record/maps.c, record/symbolize.c): executable mappings parsed from a
  * made-up /proc (ranges, offsets, paths with spaces, [vdso], the rest
- * skipped), read again once a pass on a miss, forgotten at the end of the
+ * skipped; [vdso] as the kernel's own image), read again once a pass on a miss, forgotten at the end of the
  * pass that saw the process go; and on this very program, its build id,
  * and the function at a pc named through the rel_pc Perfetto defines
  * (pc - start + exact_offset + load_bias) with libdwfl. */
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,8 +63,9 @@ static void test_parse(void)
 		CHECK_EQ_I64(m->pm.exact_offset, 0x1000);
 		CHECK(m->mod && !m->mod->elf && !m->pm.build_id_len);
 	}
+	/* [vdso]: this kernel's image, as the recorder's own */
 	m = proc_maps_find(pm, 10, 0x7f0000001000);
-	CHECK(m && !strcmp(m->pm.path, "[vdso]") && !m->mod);
+	CHECK(m && !strcmp(m->pm.path, "[vdso]") && m->mod && m->mod->elf);
 	CHECK(proc_maps_find(pm, 10, 0x400010) == NULL); /* not executable */
 	/* a miss reads the maps again: twice a pass at most */
 	CHECK_EQ_I64(proc_maps_stats(pm)->reads, 2);
@@ -136,6 +138,50 @@ out:
 	symbolizer_free(s);
 }
 
+/* Frames in this process's own [vdso] are named from the kernel's image:
+ * across its first page, the names found are the vDSO's functions. */
+static void test_vdso(void)
+{
+	static const char *const known[] = {
+		"__vdso_clock_gettime", "clock_gettime", "__vdso_gettimeofday",
+		"gettimeofday", "__vdso_time", "time", "__vdso_getcpu", "getcpu",
+		"__vdso_clock_getres", "clock_getres", "__vdso_getrandom",
+		"getrandom", "__vdso_sgx_enter_enclave",
+	};
+	struct symbolizer *s = symbolizer_new();
+	struct proc_maps *pm = proc_maps_new(s, NULL);
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), pc;
+	const struct user_map *m = proc_maps_find(pm, getpid(), base + 0x800);
+	int named = 0, other = 0;
+	size_t k;
+
+	CHECK(m && !strcmp(m->pm.path, "[vdso]") && m->mod && m->mod->elf);
+	if (!m || !m->mod)
+		goto out;
+	CHECK(m->pm.build_id_len > 0);
+	for (pc = m->pm.start; pc < m->pm.end && pc < m->pm.start + 4096;
+	     pc += 8) {
+		const char *name = symbolizer_name(
+			s, m->mod, pc - m->pm.start + m->pm.load_bias, true);
+
+		if (!name)
+			continue;
+		named++;
+		for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			if (!strcmp(name, known[k]))
+				break;
+		if (k == sizeof(known) / sizeof(known[0])) {
+			fprintf(stderr, "vdso: unexpected %s\n", name);
+			other++;
+		}
+	}
+	CHECK(named > 0);
+	CHECK_EQ_I64(other, 0);
+out:
+	proc_maps_free(pm);
+	symbolizer_free(s);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -144,6 +190,7 @@ int main(void)
 	}
 	RUN(test_parse);
 	RUN(test_self);
+	RUN(test_vdso);
 	rmdir(dir);
 	return unit_finish();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/vdso.h"
 #include "util/grow.h"
 #include "util/hashmap.h"
 
@@ -133,6 +134,10 @@ static bool parse_line(struct proc_maps *pm, int32_t tgid, const char *root,
 			     pm->proc, tgid, path) >=
 		    (int)sizeof(root_path))
 			f.open_path = NULL;
+		m->mod = symbolizer_module(pm->sym, &f);
+	} else if (!strcmp(path, "[vdso]") && vdso_image_path()) {
+		/* this kernel's, the same in every 64-bit process */
+		f = (struct sym_file){ path, vdso_image_path(), 0, 0 };
 		m->mod = symbolizer_module(pm->sym, &f);
 	}
 	if (m->mod && m->mod->elf) {

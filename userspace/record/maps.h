@@ -17,7 +17,8 @@
 
 struct user_map {
 	struct perf_mapping pm;
-	struct sym_module *mod; /* NULL: not a file (e.g. [vdso]) or none */
+	struct sym_module *mod; /* NULL: not a file (anonymous) or none;
+				 * [vdso]: the kernel's image (vdso.h) */
 };
 
 struct proc_maps_stats {
