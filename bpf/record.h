@@ -30,7 +30,8 @@ enum btr_rec_type {
 	BTR_REC_STACK = 12,
 	BTR_REC_SWITCH_BLOCKED = 13, /* a switch and its blocked reason */
 	BTR_REC_USTACK = 14,         /* user registers and stack slice */
-	BTR_REC_TYPE_MAX = 15,
+	BTR_REC_VMAS = 15,           /* where a process's frames are mapped */
+	BTR_REC_TYPE_MAX = 16,
 };
 
 /* Programs whose invocations are counted (BTR_PROG_*), independently of
@@ -240,6 +241,44 @@ struct btr_ustack {
 
 #define BTR_USTACK_SIZE(size) (32u + 8u * BTR_UREG_MAX + (size))
 
+/* Mappings a BTR_REC_VMAS record holds at most (a program run can look up
+ * one: bpf_find_vma() takes the mmap lock, which a program with
+ * interrupts off can only release after it ends), and the bytes of a
+ * file name it keeps. */
+#define BTR_VMAS_MAX 1
+#define BTR_VMA_NAME_LEN 48
+
+/* One mapping of a process (a vm_area_struct): its range, its offset in
+ * pages, and its file (the inode number, the device as the kernel's
+ * dev_t, major << 20 | minor, and the file's name without its
+ * directory); ino 0: no file. */
+struct btr_vma {
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+	char name[BTR_VMA_NAME_LEN];
+};
+
+/* Where the user frames of a process are mapped, taken from the kernel
+ * while it lives (bpf_find_vma), so that the frames of a process gone
+ * before its /proc/PID/maps could be read keep their files: at an exec,
+ * the new program's text; before the stack record of a sleep of a process
+ * the reader has not read the maps of yet (the known_procs map), the
+ * mapping of its first pc outside the program's text (its C library,
+ * most often). Not an event. */
+struct btr_vmas {
+	struct btr_hdr h;
+	__s32 tgid;
+	__s32 parent; /* its parent process, whose mappings it has (a fork
+		       * that has not exec'd); 0: none */
+	__u32 n;
+	__u32 pad;
+	struct btr_vma v[BTR_VMAS_MAX];
+};
+
 /* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
  * in the kernel. `seq` matches the request userspace made. */
 struct btr_clock {
@@ -274,6 +313,8 @@ struct btr_cpu_acct {
 				 * was looked up */
 	__u64 kstack_wrong;     /* --kstack-check (a test hook): stacks
 				 * from the cache a walk disagrees with */
+	__u64 vmas_lost;        /* BTR_REC_VMAS records the ring had no
+				 * room for */
 	__u64 slice_lost;       /* stack slices (BTR_REC_USTACK) the ring
 				 * had no room for: their stacks go by
 				 * frame pointers alone */
@@ -293,5 +334,7 @@ BTR_CHECK_SIZE(btr_clock, 56);
 BTR_CHECK_SIZE(btr_blocked, 40);
 BTR_CHECK_SIZE(btr_stack, BTR_STACK_SIZE(BTR_STACK_MAX + BTR_USTACK_MAX));
 BTR_CHECK_SIZE(btr_ustack, BTR_USTACK_SIZE(BTR_SLICE_MAX));
+BTR_CHECK_SIZE(btr_vma, 88);
+BTR_CHECK_SIZE(btr_vmas, 40 + 88 * BTR_VMAS_MAX);
 
 #endif

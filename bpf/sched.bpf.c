@@ -647,6 +647,130 @@ static __always_inline bool take_slice(struct pt_regs *regs, __u64 fp,
 	return false;
 }
 
+/* Processes whose /proc/PID/maps the reader has read (userspace adds
+ * them; an exec takes its process out): the samples of the others come
+ * with where their frames are mapped (BTR_REC_VMAS), taken while they
+ * live. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} known_procs SEC(".maps");
+
+/* The BTR_REC_VMAS record being built, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct btr_vmas);
+} vmas_scratch SEC(".maps");
+
+struct vma_find {
+	struct btr_vmas *e;
+};
+
+/* bpf_find_vma()'s callback: the mapping into the record. */
+static long vma_found(struct task_struct *task, struct vm_area_struct *vma,
+		      void *data)
+{
+	struct btr_vmas *e = ((struct vma_find *)data)->e;
+	__u32 i = e->n;
+	struct btr_vma *v;
+	struct file *f;
+
+	(void)task;
+	if (i >= BTR_VMAS_MAX)
+		return 0;
+	v = &e->v[i];
+	v->start = vma->vm_start;
+	v->end = vma->vm_end;
+	v->pgoff = vma->vm_pgoff;
+	v->ino = 0;
+	v->dev = 0;
+	v->pad = 0;
+	v->name[0] = '\0';
+	f = vma->vm_file;
+	if (f) {
+		v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+		v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		bpf_probe_read_kernel_str(v->name, sizeof(v->name),
+					  BPF_CORE_READ(f, f_path.dentry,
+							d_name.name));
+	}
+	e->n = i + 1;
+	return 0;
+}
+
+/* A BTR_REC_VMAS record of process tgid with the mapping of pc (one
+ * bpf_find_vma() a program run: see BTR_VMAS_MAX), 5.17 as the walk. */
+static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
+				      __u64 pc)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	struct vma_find c;
+	struct btr_vmas *e;
+	void *ring;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma) ||
+	    !pc)
+		return;
+	e = bpf_map_lookup_elem(&vmas_scratch, &zero);
+	if (!e)
+		return;
+	e->n = 0;
+	c.e = e;
+	bpf_find_vma(t, pc, vma_found, &c, 0);
+	if (!e->n)
+		return;
+	e->tgid = (__s32)tgid;
+	/* a process that has not exec'd since its fork has its parent's
+	 * mappings besides its own */
+	e->parent = BPF_CORE_READ(t, self_exec_id) ==
+				    BPF_CORE_READ(t, parent_exec_id) ?
+			    BPF_CORE_READ(t, real_parent, tgid) : 0;
+	e->pad = 0;
+	e->h.ts = bpf_ktime_get_boot_ns();
+	e->h.lost = 0;
+	e->h.pid = (__s32)bpf_get_current_pid_tgid();
+	e->h.type = BTR_REC_VMAS;
+	e->h.common_flags = 0;
+	e->h.pad = 0;
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (!ring || bpf_ringbuf_output(ring, e, sizeof(*e), wake_flags(ring, a)))
+		a->vmas_lost++;
+}
+
+/* Before the stack of a process whose maps the reader has not read: the
+ * mapping of its first pc (b, after n kernel frames, m user ones)
+ * outside its program's text, which its exec gave (else the program's
+ * text itself). */
+#define VMAS_PCS 8
+
+static __always_inline void record_vmas(struct stack_buf *b, __u32 n,
+					__u32 m, struct btr_cpu_acct *a)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), k;
+	__u64 lo, hi, pc;
+
+	if (bpf_map_lookup_elem(&known_procs, &tgid) || n > BTR_STACK_MAX)
+		return;
+	lo = BPF_CORE_READ(t, mm, start_code);
+	hi = BPF_CORE_READ(t, mm, end_code);
+	pc = lo;
+	for (k = 0; k < VMAS_PCS; k++) {
+		if (k >= m)
+			break;
+		if (b->s.ips[n + k] < lo || b->s.ips[n + k] >= hi) {
+			pc = b->s.ips[n + k];
+			break;
+		}
+	}
+	emit_vmas(a, tgid, pc);
+}
+
 static __always_inline long user_walk(struct stack_buf *b, __u32 n,
 				      struct btr_cpu_acct *a)
 {
@@ -662,6 +786,7 @@ static __always_inline long user_walk(struct stack_buf *b, __u32 n,
 	b->s.ips[n] = regs->ip;
 	/* one frame more than kept, to see a cut */
 	bpf_loop(BTR_USTACK_MAX, user_walk_frame, &w, 0);
+	record_vmas(b, n, w.m, a);
 	/* a chain of two frames or more starts at a frame pointer (a
 	 * register used for other things seldom leads to two) */
 	if (ustack_slice &&
@@ -973,6 +1098,13 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 		return 0;
 	e->pid = TREAD(btf, p, pid);
 	e->old_pid = old_pid;
+	/* a new program: where its frames are mapped is not known; its
+	 * text is mapped already (its libraries not yet) */
+	bpf_map_delete_elem(&known_procs, &e->pid);
+	if (user_stacks && use_user_walk)
+		emit_vmas(a, (__u32)e->pid,
+			  BPF_CORE_READ(bpf_get_current_task_btf(), mm,
+					start_code));
 	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
 	bpf_probe_read_kernel_str(e->filename, BTR_FILENAME_LEN,
 				  TREAD(btf, bprm, filename));

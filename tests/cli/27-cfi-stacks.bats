@@ -8,7 +8,8 @@
 # distributions build (tests/workloads): libcwaits (frame pointers in the
 # program, none in libc) waits in nanosleep(), read(), pthread_cond_wait()
 # and fsync() from functions wait_in_X of its own; deepwait (no frame
-# pointer anywhere) sleeps 21 frames of 256 bytes deep.
+# pointer anywhere) sleeps 21 frames of 256 bytes deep; shortlived forks 200
+# children that each sleep once and exit at once.
 
 load helpers
 
@@ -142,4 +143,36 @@ user_stacks() {
 	[ "$status" -eq 64 ]
 	run "$BTR" --help
 	[[ "$output" == *"--stack-slice=SIZE"* ]]
+}
+
+@test "short-lived processes: frames of 200 processes gone at once are named, beside CPU hogs" {
+	# each child forks, sleeps once in child_wait and exits: its maps are
+	# gone before the reader could read them; the BPF side said where its
+	# frames lie while it lived (and a fork has its parent's mappings)
+	"$BTR" -v --callstacks -o "$TMP/sl.pb" -- sh -c "'$TOOLS/busyloop' 3 >/dev/null &
+		'$TOOLS/busyloop' 3 >/dev/null & '$TOOLS/shortlived' 200; wait" \
+		>"$TMP/sl.out" 2>"$TMP/sl.err" || fail "record failed: $(tail -3 "$TMP/sl.err")"
+	grep "user stacks:" "$TMP/sl.err"
+	"$BTR" dump "$TMP/sl.pb" >"$TMP/sl.txt"
+	awk '$3 == "perf_sample" && /,child_wait,/' "$TMP/sl.txt" |
+		sed 's/.*entry_SYSCALL_64_after_hwframe,//' | sort | uniq -c | tee "$TMP/sl.stacks"
+	if fallback_forced user-walk; then
+		# before 5.17: /proc alone, a gone process's frames unknown
+		grep -q "user stacks: .*, [1-9][0-9]* in no known mapping" "$TMP/sl.err"
+		return 0
+	fi
+	[ "$(grep -c "^ *[0-9]* clock_nanosleep,__nanosleep,child_wait,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/sl.stacks")" -eq 1 ]
+	[ "$(awk '{ n += $1 } END { print n }' "$TMP/sl.stacks")" -eq 200 ]
+	grep -q "debug: user stacks: .* [1-9][0-9]* pcs placed by the mappings the BPF side saw" "$TMP/sl.err"
+}
+
+@test "short-lived processes: programs exec'd one after another, each gone at once, are named and unwound" {
+	fallback_forced user-walk && return 0
+	"$BTR" --callstacks -o "$TMP/ex.pb" -- sh -c "'$TOOLS/busyloop' 2 >/dev/null &
+		for i in \$(seq 40); do '$TOOLS/deepwait' 1 2; done >/dev/null; wait" \
+		>"$TMP/ex.out" 2>"$TMP/ex.err" || fail "record failed: $(tail -3 "$TMP/ex.err")"
+	"$BTR" dump "$TMP/ex.pb" | awk '$3 == "perf_sample" && /wait_deep/' |
+		sed 's/.*entry_SYSCALL_64_after_hwframe,//' | sort | uniq -c | tee "$TMP/ex.stacks"
+	[ "$(wc -l <"$TMP/ex.stacks")" -eq 1 ]
+	grep -q "^ *40 clock_nanosleep,__nanosleep,wait_deep,descend.isra.0,descend.isra.0,descend.isra.0,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/ex.stacks"
 }

@@ -59,6 +59,13 @@
  * scratch of 17 KiB for every possible CPU id. */
 #define BUDGET_KSTACK_CACHE (3ull << 20)
 #define BUDGET_KSTACK_PER_CPU (17ull << 10)
+/* The user stack slices of --callstacks (--stack-slice): a scratch of 36
+ * KiB (the largest slice and a page) for every possible CPU id in the
+ * kernel, and in the reader each CPU's last slice (32 KiB, made at its
+ * first); the processes whose maps were read (known_procs, an LRU hash of
+ * 8192) and the mapping record's per-CPU scratch. */
+#define BUDGET_SLICE_PER_CPU (68ull << 10)
+#define BUDGET_SLICE_MAPS (1ull << 20)
 #define BUDGET_READER_OFFLINE (8ull << 10)
 #define BUDGET_CHUNK (32ull << 10) /* the buffer is whole chunks */
 
@@ -70,7 +77,8 @@ struct budget_in {
 	uint32_t nonline;     /* online CPUs among them */
 	uint64_t page;        /* page size */
 	uint64_t extra;       /* optional parts (BUDGET_KERNEL_SYMBOLS,
-			       * BUDGET_USER_STACKS, BUDGET_KSTACK_*) */
+			       * BUDGET_USER_STACKS, BUDGET_KSTACK_*,
+			       * BUDGET_SLICE_*) */
 };
 
 struct budget {

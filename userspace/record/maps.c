@@ -9,11 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "record/vdso.h"
 #include "util/grow.h"
 #include "util/hashmap.h"
+
+/* A mapping the BPF side saw while the process lived (BTR_REC_VMAS),
+ * its module found from its file's identity when it can be. */
+struct rec_map {
+	struct user_map m;
+	uint64_t dev, ino;       /* as sym_file's; ino 0: no file */
+	char name[BTR_VMA_NAME_LEN];
+	uint64_t tried;          /* the pass its module was last looked for */
+};
 
 struct proc {
 	struct user_map *v; /* sorted by start; paths owned */
@@ -21,6 +32,10 @@ struct proc {
 	uint64_t pass; /* the pass the maps were last read in */
 	uint32_t reads; /* in that pass */
 	bool gone;
+	struct rec_map *rec; /* the BPF side's, for when maps cannot be read */
+	size_t nrec, rec_cap;
+	char *exe;           /* the program it exec'd, NULL: not seen */
+	int32_t parent;      /* the thread that forked it, 0: not seen */
 };
 
 struct proc_maps {
@@ -34,6 +49,8 @@ struct proc_maps {
 	size_t nold, old_cap;
 	uint64_t pass;
 	struct proc_maps_stats st;
+	void (*on_read)(void *ctx, int32_t tgid);
+	void *on_read_ctx;
 };
 
 struct proc_maps *proc_maps_new(struct symbolizer *sym, const char *proc)
@@ -59,6 +76,13 @@ static void proc_clear(struct proc *p)
 	free(p->v);
 	p->v = NULL;
 	p->n = 0;
+	for (i = 0; i < p->nrec; i++)
+		free((char *)p->rec[i].m.pm.path);
+	free(p->rec);
+	p->rec = NULL;
+	p->nrec = p->rec_cap = 0;
+	free(p->exe);
+	p->exe = NULL;
 }
 
 /* Moves p's maps aside until the end of the pass: the frames of the
@@ -69,7 +93,9 @@ static bool proc_retire(struct proc_maps *pm, struct proc *p)
 	if (grow_array((void **)&pm->old, &pm->old_cap, pm->nold + 1,
 		       sizeof(*pm->old), 8))
 		return false;
-	pm->old[pm->nold++] = *p;
+	/* the maps read go aside, what the BPF side saw stays */
+	pm->old[pm->nold] = (struct proc){ .v = p->v, .n = p->n };
+	pm->nold++;
 	p->v = NULL;
 	p->n = 0;
 	return true;
@@ -192,6 +218,8 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 		return false;
 	}
 	qsort(p->v, p->n, sizeof(*p->v), cmp_start);
+	if (pm->on_read)
+		pm->on_read(pm->on_read_ctx, tgid);
 	return true;
 }
 
@@ -212,8 +240,186 @@ static const struct user_map *search(const struct proc *p, uint64_t pc)
 	return NULL;
 }
 
+/* Directories a file named in a BTR_REC_VMAS record is looked for in,
+ * when no process whose maps were read has it open. */
+static const char *const lib_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64",
+	"/lib64", "/usr/lib", "/lib", "/usr/local/lib", "/usr/bin", "/bin",
+	"/usr/sbin", "/sbin", "/usr/local/bin", "/usr/libexec",
+};
+
+/* Whether path is the file r names (device and inode). */
+static bool is_file(const struct rec_map *r, const char *path)
+{
+	struct stat st;
+
+	return path && !stat(path, &st) && (uint64_t)st.st_ino == r->ino &&
+	       ((uint64_t)major(st.st_dev) << 32 | minor(st.st_dev)) == r->dev;
+}
+
+/* The module of r: a file a process whose maps were read has open, the
+ * program the process exec'd, or one of that name in lib_dirs. */
+static struct sym_module *rec_module(struct proc_maps *pm,
+				     const struct proc *p,
+				     const struct rec_map *r)
+{
+	struct sym_module *mod = symbolizer_find(pm->sym, r->dev, r->ino);
+	char path[4096];
+	size_t i;
+
+	if (mod || !r->ino || !r->name[0])
+		return mod;
+	if (is_file(r, p->exe)) {
+		snprintf(path, sizeof(path), "%s", p->exe);
+	} else {
+		for (i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", lib_dirs[i],
+				 r->name);
+			if (is_file(r, path))
+				break;
+		}
+		if (i == sizeof(lib_dirs) / sizeof(lib_dirs[0]))
+			return NULL;
+	}
+	return symbolizer_module(pm->sym, &(struct sym_file){ path, NULL,
+							      r->dev, r->ino });
+}
+
+/* Gives r its module (once a pass while it has none) and what the
+ * Mapping takes from it. */
+static void rec_resolve(struct proc_maps *pm, const struct proc *p,
+			struct rec_map *r)
+{
+	struct sym_module *mod;
+	char *path;
+
+	if (r->m.mod || r->tried == pm->pass)
+		return;
+	r->tried = pm->pass;
+	mod = rec_module(pm, p, r);
+	if (!mod || !(path = strdup(mod->path)))
+		return;
+	free((char *)r->m.pm.path);
+	r->m.pm.path = path;
+	r->m.mod = mod;
+	if (mod->elf) {
+		r->m.pm.build_id = mod->build_id;
+		r->m.pm.build_id_len = mod->build_id_len;
+		r->m.pm.load_bias = mod->load_bias;
+	}
+}
+
+/* The mapping the BPF side saw holding pc, NULL when none. */
+static const struct user_map *search_rec(struct proc_maps *pm,
+					 struct proc *p, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrec; i++) {
+		struct rec_map *r = &p->rec[i];
+
+		if (pc >= r->m.pm.start && pc < r->m.pm.end) {
+			rec_resolve(pm, p, r);
+			pm->st.recorded++;
+			return &r->m;
+		}
+	}
+	return NULL;
+}
+
+void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid,
+			 const struct btr_vma *v, uint32_t n)
+{
+	bool added;
+	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t i;
+	size_t k;
+
+	if (!p)
+		return;
+	for (i = 0; i < n && i < BTR_VMAS_MAX; i++) {
+		struct rec_map *r;
+
+		for (k = 0; k < p->nrec; k++)
+			if (p->rec[k].m.pm.start == v[i].start)
+				break;
+		if (k < p->nrec || v[i].end <= v[i].start ||
+		    grow_array((void **)&p->rec, &p->rec_cap, p->nrec + 1,
+			       sizeof(*p->rec), 4))
+			continue;
+		r = &p->rec[p->nrec];
+		memset(r, 0, sizeof(*r));
+		r->m.pm.start = v[i].start;
+		r->m.pm.end = v[i].end;
+		r->m.pm.exact_offset = v[i].pgoff * (uint64_t)page;
+		r->ino = v[i].ino;
+		/* the kernel's dev_t: major << 20 | minor */
+		r->dev = (uint64_t)(v[i].dev >> 20) << 32 | (v[i].dev & 0xfffff);
+		memcpy(r->name, v[i].name, sizeof(r->name));
+		r->name[sizeof(r->name) - 1] = '\0';
+		r->m.pm.path = strdup(r->name[0] ? r->name : "[anon]");
+		if (!r->m.pm.path)
+			continue;
+		p->nrec++;
+		rec_resolve(pm, p, r);
+	}
+}
+
+void proc_maps_note_fork(struct proc_maps *pm, int32_t tgid, int32_t parent)
+{
+	bool added;
+	struct proc *p = tgid != parent ? hmap_insert(&pm->procs, &tgid, &added)
+					: NULL;
+
+	if (p)
+		p->parent = parent;
+}
+
+void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
+			      const char *filename)
+{
+	bool added;
+	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
+
+	if (!p)
+		return;
+	free(p->exe);
+	p->exe = filename[0] ? strdup(filename) : NULL;
+}
+
+void proc_maps_set_on_read(struct proc_maps *pm,
+			   void (*fn)(void *ctx, int32_t tgid), void *ctx)
+{
+	pm->on_read = fn;
+	pm->on_read_ctx = ctx;
+}
+
+static const struct user_map *find(struct proc_maps *pm, int32_t tgid,
+				   uint64_t pc, int depth);
+
+/* The last resorts for a pc of p: the mappings the BPF side saw, else
+ * (a process that forked and did not exec has the mappings its parent
+ * had) its parent's. */
+static const struct user_map *find_elsewhere(struct proc_maps *pm,
+					     struct proc *p, uint64_t pc,
+					     int depth)
+{
+	const struct user_map *m = search_rec(pm, p, pc);
+
+	if (m || p->exe || !p->parent || depth >= 4)
+		return m;
+	return find(pm, p->parent, pc, depth + 1);
+}
+
 const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 				      uint64_t pc)
+{
+	return find(pm, tgid, pc, 0);
+}
+
+static const struct user_map *find(struct proc_maps *pm, int32_t tgid,
+				   uint64_t pc, int depth)
 {
 	bool added;
 	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
@@ -223,7 +429,8 @@ const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 		return NULL;
 	if (added) {
 		read_maps(pm, tgid, p);
-		return search(p, pc);
+		m = search(p, pc);
+		return m ? m : find_elsewhere(pm, p, pc, depth);
 	}
 	m = search(p, pc);
 	/* A pc outside the known maps: a library mapped since, or a new
@@ -233,7 +440,7 @@ const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 	if (!m && !p->gone && (p->pass != pm->pass || p->reads < 2) &&
 	    proc_retire(pm, p) && read_maps(pm, tgid, p))
 		m = search(p, pc);
-	return m;
+	return m ? m : find_elsewhere(pm, p, pc, depth);
 }
 
 void proc_maps_note_exec(struct proc_maps *pm, int32_t tgid)
@@ -244,6 +451,9 @@ void proc_maps_note_exec(struct proc_maps *pm, int32_t tgid)
 	 * ones stay to the end of the pass, frames may point into them) */
 	if (p && !p->gone && proc_retire(pm, p))
 		p->pass = UINT64_MAX;
+	/* what the BPF side saw was the old program's */
+	while (p && p->nrec)
+		free((char *)p->rec[--p->nrec].m.pm.path);
 }
 
 void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "encode/perf_samples.h"
+#include "record.h"
 #include "record/symbolize.h"
 
 struct user_map {
@@ -22,8 +23,9 @@ struct user_map {
 };
 
 struct proc_maps_stats {
-	uint64_t reads;  /* /proc/PID/maps files read */
-	uint64_t failed; /* of which could not be read (process gone) */
+	uint64_t reads;    /* /proc/PID/maps files read */
+	uint64_t failed;   /* of which could not be read (process gone) */
+	uint64_t recorded; /* pcs found in the mappings the BPF side saw */
 };
 
 struct proc_maps;
@@ -45,6 +47,26 @@ void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid);
 /* The end of a drain pass: forgets the processes noted gone, and lets
  * each process's maps be read again once in the next pass. */
 void proc_maps_end_pass(struct proc_maps *pm);
+
+/* The mappings the BPF side saw of process tgid while it lived (a
+ * BTR_REC_VMAS record): where its pcs are looked up when its maps cannot
+ * be read, or do not hold them. Each is given the module of its file
+ * (device and inode) when one is open already, is the program the process
+ * exec'd, or lies in the usual library and program directories. */
+void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid,
+			 const struct btr_vma *v, uint32_t n);
+
+/* Process tgid was forked by thread parent: until it execs, its pcs that
+ * nothing else places are looked up in the parent's mappings. */
+void proc_maps_note_fork(struct proc_maps *pm, int32_t tgid, int32_t parent);
+
+/* Process tgid exec'd filename (a path as the exec gave it). */
+void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
+			      const char *filename);
+
+/* fn is called with each process whose maps were read. */
+void proc_maps_set_on_read(struct proc_maps *pm,
+			   void (*fn)(void *ctx, int32_t tgid), void *ctx);
 
 const struct proc_maps_stats *proc_maps_stats(const struct proc_maps *pm);
 

@@ -39,6 +39,9 @@ int plan_make(struct plan *p, struct record_opts *o)
 	if (record_opts_kstacks(o))
 		in.extra += BUDGET_KSTACK_CACHE +
 			    (uint64_t)c.nslots * BUDGET_KSTACK_PER_CPU;
+	if (record_opts_slice(o))
+		in.extra += BUDGET_SLICE_MAPS +
+			    (uint64_t)c.nslots * BUDGET_SLICE_PER_CPU;
 	if (budget_compute(&in, &p->b, err, sizeof(err))) {
 		log_error("%s", err);
 		e = -EINVAL;

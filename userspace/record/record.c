@@ -182,6 +182,16 @@ static int write_under_pressure(struct recorder *r)
 	return 0;
 }
 
+/* The maps of process tgid were read: its samples need not carry where
+ * their frames are mapped any more. */
+static void note_known_proc(void *ctx, int32_t tgid)
+{
+	struct recorder *r = ctx;
+
+	if (r->cap)
+		capture_note_known_proc(r->cap, tgid);
+}
+
 static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 {
 	struct reader_ctx *rc = ctx;
@@ -197,6 +207,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 		e = bundle_enc_note_lost(r->enc[cpu], h->lost);
 		return e ? e : on_clock_record(r, data);
 	}
+	if (h->type == BTR_REC_VMAS) /* a stack record of the process follows */
+		return r->ustacks ? ustacks_note_vmas(r->ustacks, h, len) : -EINVAL;
 	if (h->type == BTR_REC_USTACK) /* its stack record follows */
 		return r->stacks ? callstack_enc_note_slice(r->stacks[cpu], h, len)
 				 : -EINVAL;
@@ -217,8 +229,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	if (e)
 		return e;
 	note_tids(&rc->tids, h);
-	if (r->ustacks &&
-	    (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT))
+	if (r->ustacks && (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT ||
+			   h->type == BTR_REC_FORK))
 		ustacks_note_record(r->ustacks, h, len);
 	/* Streaming, and a drain pass fills the buffer faster than the
 	 * period writes it. */
@@ -540,6 +552,7 @@ static int setup(struct recorder *r)
 			callstack_enc_set_unwind(r->stacks[cpu], ustacks_unwind,
 						 r->ustacks);
 		}
+		ustacks_on_maps_read(r->ustacks, note_known_proc, r);
 	}
 	r->pub = calloc(r->ncpus, sizeof(*r->pub));
 	r->pub_stack_records = calloc(r->ncpus, sizeof(*r->pub_stack_records));

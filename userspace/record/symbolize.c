@@ -143,6 +143,23 @@ static void read_elf(struct module *md, const struct sym_file *f)
 	close(fd);
 }
 
+struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
+				   uint64_t ino)
+{
+	struct sym_file f = { .dev = dev, .ino = ino };
+	uint64_t h = key_of(&f);
+	uint32_t *slot;
+	struct module *md;
+
+	if (!ino)
+		return NULL;
+	slot = hmap_find(&s->by_path, &h);
+	if (!slot)
+		return NULL;
+	md = s->mods[*slot - 1];
+	return md->ino == ino && md->dev == dev ? &md->m : NULL;
+}
+
 struct sym_module *symbolizer_module(struct symbolizer *s,
 				     const struct sym_file *f)
 {

@@ -62,6 +62,11 @@ struct sym_file {
 struct sym_module *symbolizer_module(struct symbolizer *s,
 				     const struct sym_file *f);
 
+/* The module already opened of the file with device dev (as
+ * sym_file's) and inode ino; NULL when there is none. */
+struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
+				   uint64_t ino);
+
 /* The function at rel_pc (an address of the ELF's own, as Frame.rel_pc)
  * in module m, NULL when none is known. `leaf`: rel_pc is where the task
  * is, else a return address (the call is the byte before). The string

@@ -1,8 +1,10 @@
 /* User stacks' mappings and symbols in the recorder (see ustacks.h). */
 #include "record/ustacks.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "record/maps.h"
 #include "record/symbolize.h"
@@ -115,17 +117,52 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 			 size_t len)
 {
 	const struct btr_exit *x = (const void *)h;
+	const struct btr_fork *fk = (const void *)h;
 	bool exec = h->type == BTR_REC_EXEC && len >= sizeof(struct btr_exec);
+
+	if (h->type == BTR_REC_FORK && len >= sizeof(*fk) &&
+	    fk->child_pid == fk->child_tgid) {
+		ustacks_lock(u);
+		proc_maps_note_fork(u->maps, fk->child_tgid, fk->parent_pid);
+		ustacks_unlock(u);
+		return;
+	}
 
 	if (!exec && !(h->type == BTR_REC_EXIT && len >= sizeof(*x) &&
 		       x->pid == x->tgid))
 		return;
 	ustacks_lock(u);
-	if (exec)
+	if (exec) {
+		const struct btr_exec *e = (const void *)h;
+		char name[BTR_FILENAME_LEN + 1];
+
+		memcpy(name, e->filename, BTR_FILENAME_LEN);
+		name[BTR_FILENAME_LEN] = '\0';
 		proc_maps_note_exec(u->maps, h->pid); /* pid == tgid now */
-	else
+		proc_maps_note_exec_file(u->maps, h->pid, name);
+	} else
 		proc_maps_note_gone(u->maps, x->tgid);
 	ustacks_unlock(u);
+}
+
+int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len)
+{
+	const struct btr_vmas *v = (const void *)h;
+
+	if (len < sizeof(*v) || h->type != BTR_REC_VMAS || v->n > BTR_VMAS_MAX)
+		return -EINVAL;
+	ustacks_lock(u);
+	proc_maps_note_vmas(u->maps, v->tgid, v->v, v->n);
+	if (v->parent > 0)
+		proc_maps_note_fork(u->maps, v->tgid, v->parent);
+	ustacks_unlock(u);
+	return 0;
+}
+
+void ustacks_on_maps_read(struct ustacks *u, void (*fn)(void *ctx, int32_t tgid),
+			  void *ctx)
+{
+	proc_maps_set_on_read(u->maps, fn, ctx);
 }
 
 void ustacks_end_pass(struct ustacks *u)
@@ -152,9 +189,11 @@ void ustacks_log(const struct ustacks *u)
 	const struct proc_maps_stats *m = proc_maps_stats(u->maps);
 
 	log_debug("user stacks: %llu maps files read (%llu could not be), "
+		  "%llu pcs placed by the mappings the BPF side saw, "
 		  "%llu files (%llu not ELF), %llu addresses looked up, "
 		  "%llu named, %llu past the limits",
 		  (unsigned long long)m->reads, (unsigned long long)m->failed,
+		  (unsigned long long)m->recorded,
 		  (unsigned long long)s->modules,
 		  (unsigned long long)s->not_elf, (unsigned long long)s->addrs,
 		  (unsigned long long)s->named,

@@ -44,6 +44,15 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 			 size_t len);
 
 /* The end of any reader's drain pass. */
+/* A BTR_REC_VMAS record of len bytes: where the process's frames are
+ * mapped, taken while it lived (proc_maps_note_vmas). Takes the lock.
+ * Returns 0 or -EINVAL for a record that is not a whole one. */
+int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len);
+
+/* fn is called (under the lock) with each process whose maps were read. */
+void ustacks_on_maps_read(struct ustacks *u, void (*fn)(void *ctx, int32_t tgid),
+			  void *ctx);
+
 void ustacks_end_pass(struct ustacks *u);
 
 /* The ModuleSymbols packets, at timestamp ts after every sample; with
