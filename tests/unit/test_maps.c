@@ -98,9 +98,18 @@ static void test_parse(void)
 	proc_maps_end_pass(pm);
 	CHECK(proc_maps_find(pm, 10, 0x500100) == NULL);
 	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 1);
+	/* gone before its exit was seen: a miss cannot read its maps again,
+	 * and the maps it had stay */
+	write_maps(12, "00700000-00701000 r-xp 00000000 08:01 15 /bin/gone\n");
+	CHECK(proc_maps_find(pm, 12, 0x700100) != NULL);
+	remove_maps(12);
+	proc_maps_end_pass(pm);
+	CHECK(proc_maps_find(pm, 12, 0x800100) == NULL);
+	m = proc_maps_find(pm, 12, 0x700100);
+	CHECK(m && !strcmp(m->pm.path, "/bin/gone"));
 	/* a process never seen, gone: no maps, counted */
 	CHECK(proc_maps_find(pm, 11, 0x1000) == NULL);
-	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 2);
+	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 3);
 	proc_maps_free(pm);
 	symbolizer_free(s);
 }

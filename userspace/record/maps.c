@@ -438,8 +438,16 @@ static const struct user_map *find(struct proc_maps *pm, int32_t tgid,
 	 * are drained one after the other); twice a pass at most. Not for a
 	 * process that is gone: its maps are the ones it had. */
 	if (!m && !p->gone && (p->pass != pm->pass || p->reads < 2) &&
-	    proc_retire(pm, p) && read_maps(pm, tgid, p))
-		m = search(p, pc);
+	    proc_retire(pm, p)) {
+		if (read_maps(pm, tgid, p)) {
+			m = search(p, pc);
+		} else {
+			/* gone meanwhile: the maps it had stay its maps */
+			pm->nold--;
+			p->v = pm->old[pm->nold].v;
+			p->n = pm->old[pm->nold].n;
+		}
+	}
 	return m ? m : find_elsewhere(pm, p, pc, depth);
 }
 
