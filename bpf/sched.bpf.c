@@ -1093,16 +1093,19 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_EXEC);
 	struct resv r = reserve(a, sizeof(struct btr_exec), BTR_REC_EXEC);
 	struct btr_exec *e = (void *)r.rec;
+	__u32 tgid;
 
 	if (!e)
 		return 0;
 	e->pid = TREAD(btf, p, pid);
 	e->old_pid = old_pid;
 	/* a new program: where its frames are mapped is not known; its
-	 * text is mapped already (its libraries not yet) */
-	bpf_map_delete_elem(&known_procs, &e->pid);
+	 * text is mapped already (its libraries not yet). The key from the
+	 * stack: 6.1 takes no map key in ring memory. */
+	tgid = (__u32)e->pid;
+	bpf_map_delete_elem(&known_procs, &tgid);
 	if (user_stacks && use_user_walk)
-		emit_vmas(a, (__u32)e->pid,
+		emit_vmas(a, tgid,
 			  BPF_CORE_READ(bpf_get_current_task_btf(), mm,
 					start_code));
 	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
