@@ -738,7 +738,8 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 	e->h.common_flags = 0;
 	e->h.pad = 0;
 	ring = bpf_map_lookup_elem(&rings, &cpu);
-	if (!ring || bpf_ringbuf_output(ring, e, sizeof(*e), wake_flags(ring, a)))
+	if ((!ring || bpf_ringbuf_output(ring, e, sizeof(*e),
+					 wake_flags(ring, a))) && a)
 		a->vmas_lost++;
 }
 

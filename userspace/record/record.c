@@ -937,7 +937,7 @@ static void report_accounting(struct recorder *r)
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
 	struct central_stats st;
 	const struct central_stats *cs = &st;
-	uint64_t hits = 0, misses = 0, wrong = 0, slices_lost = 0;
+	uint64_t hits = 0, misses = 0, wrong = 0, slices_lost = 0, vmas_lost = 0;
 	uint32_t cpu, p;
 
 	central_stats_copy(r->out.buf, &st);
@@ -980,6 +980,7 @@ static void report_accounting(struct recorder *r)
 		hits += acct[cpu].kstack_hits;
 		misses += acct[cpu].kstack_misses;
 		slices_lost += acct[cpu].slice_lost;
+		vmas_lost += acct[cpu].vmas_lost;
 		wrong += acct[cpu].kstack_wrong;
 	}
 	if (r->stacks)
@@ -988,6 +989,11 @@ static void report_accounting(struct recorder *r)
 		log_warn("%llu user stack slices did not fit in their ring: "
 			 "those stacks went by frame pointers alone",
 			 (unsigned long long)slices_lost);
+	if (vmas_lost)
+		log_warn("%llu mappings of processes seen by the BPF side did not "
+			 "fit in their ring: the frames of those processes, if "
+			 "gone before their maps were read, are unknown",
+			 (unsigned long long)vmas_lost);
 	if (r->stacks && !r->o.quiet)
 		log_info("kernel stacks: %llu from the thread's cache, %llu "
 			 "walked (cache missed)", (unsigned long long)hits,
