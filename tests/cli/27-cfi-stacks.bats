@@ -48,10 +48,13 @@ tid() {
 	sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$W/${2:-cfi}.out"
 }
 
-# user_stacks TID RUN: the user part of each sample of thread TID, leaf
-# first, with " ERROR" after it when the sample has an unwind error.
+# user_stacks TID RUN: the user part of each sample of thread TID after
+# its process exec'd the workload (before, it is the recorder's child),
+# leaf first, with " ERROR" after it when the sample has an unwind error.
 user_stacks() {
-	awk -v t="tid=$1" '$3 == "perf_sample" && $5 == t {
+	local exec
+	exec=$(awk -v p="pid=$1" '$3 == "sched_process_exec" && $4 == p { print $1 }' "$W/$2.txt")
+	awk -v t="tid=$1" -v x="${exec:-0}" '$3 == "perf_sample" && $5 == t && $1 > x {
 		s = ""; e = ""
 		for (i = 6; i <= NF; i++) {
 			if ($i ~ /^stack=/) s = substr($i, 7)

@@ -103,7 +103,7 @@ NOINLINE static void *t_futex(void *arg)
 
 NOINLINE static void *t_fsync(void *arg)
 {
-	char path[4096], *buf = malloc(FSYNC_BYTES);
+	char path[256], *buf = malloc(FSYNC_BYTES);
 	int fd;
 
 	(void)arg;
