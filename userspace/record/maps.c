@@ -263,7 +263,8 @@ static struct sym_module *rec_module(struct proc_maps *pm,
 				     const struct proc *p,
 				     const struct rec_map *r)
 {
-	struct sym_module *mod = symbolizer_find(pm->sym, r->dev, r->ino);
+	struct sym_module *mod = symbolizer_find(pm->sym, r->dev, r->ino,
+						 r->name);
 	char path[4096];
 	size_t i;
 

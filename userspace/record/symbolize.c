@@ -79,18 +79,23 @@ struct symbolizer *symbolizer_new(void)
 	return s;
 }
 
-/* A file's key in by_path: its device and inode, or its path's hash. */
+/* A file's key in by_path: its path's hash, with its device and inode
+ * when known. The path counts too: two files can show the same device
+ * and inode in /proc/PID/maps (a 9p mount of a host's several
+ * filesystems, as kernel-check's guests have, numbers their inodes
+ * apart only with multidevs=remap). */
 static uint64_t key_of(const struct sym_file *f)
 {
 	if (!f->ino)
 		return hash_path(f->path);
-	return (f->ino * 0x9e3779b97f4a7c15ull) ^ (f->dev << 1 | 1);
+	return (f->ino * 0x9e3779b97f4a7c15ull) ^ (f->dev << 1 | 1) ^
+	       hash_path(f->path);
 }
 
 static bool same_file(const struct module *md, const struct sym_file *f)
 {
-	return f->ino ? md->ino == f->ino && md->dev == f->dev
-		      : !md->ino && !strcmp(md->m.path, f->path);
+	return md->ino == f->ino && (!f->ino || md->dev == f->dev) &&
+	       !strcmp(md->m.path, f->path);
 }
 
 /* Opens the file through the process's root, else by its plain path;
@@ -144,20 +149,19 @@ static void read_elf(struct module *md, const struct sym_file *f)
 }
 
 struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
-				   uint64_t ino)
+				   uint64_t ino, const char *name)
 {
-	struct sym_file f = { .dev = dev, .ino = ino };
-	uint64_t h = key_of(&f);
-	uint32_t *slot;
-	struct module *md;
+	size_t i, n = strlen(name);
 
-	if (!ino)
-		return NULL;
-	slot = hmap_find(&s->by_path, &h);
-	if (!slot)
-		return NULL;
-	md = s->mods[*slot - 1];
-	return md->ino == ino && md->dev == dev ? &md->m : NULL;
+	for (i = 0; ino && n && i < s->nmods; i++) {
+		const struct module *md = s->mods[i];
+		const char *base = strrchr(md->m.path, '/');
+
+		base = base ? base + 1 : md->m.path;
+		if (md->ino == ino && md->dev == dev && !strncmp(base, name, n))
+			return (struct sym_module *)&md->m;
+	}
+	return NULL;
 }
 
 struct sym_module *symbolizer_module(struct symbolizer *s,

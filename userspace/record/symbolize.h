@@ -55,17 +55,20 @@ struct sym_file {
 };
 
 /* The module of file f, opened the first time; NULL when out of memory or
- * past SYM_MAX_MODULES. Modules are told apart by device and inode when
- * known (the same path in two containers can be two files), else by path.
+ * past SYM_MAX_MODULES. Modules are told apart by path, and by device
+ * and inode when known (the same path in two containers can be two
+ * files; two files on a 9p mount can show the same device and inode).
  * A file that cannot be read is a module too (elf false): asked again, it
  * is not reopened. */
 struct sym_module *symbolizer_module(struct symbolizer *s,
 				     const struct sym_file *f);
 
 /* The module already opened of the file with device dev (as
- * sym_file's) and inode ino; NULL when there is none. */
+ * sym_file's) and inode ino whose name starts with `name` (a file name
+ * without its directory, as the kernel keeps it, maybe cut); NULL when
+ * there is none. A scan of the modules. */
 struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
-				   uint64_t ino);
+				   uint64_t ino, const char *name);
 
 /* The function at rel_pc (an address of the ELF's own, as Frame.rel_pc)
  * in module m, NULL when none is known. `leaf`: rel_pc is where the task
