@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "record/maps.h"
@@ -147,6 +148,49 @@ out:
 	symbolizer_free(s);
 }
 
+/* The mappings the BPF side saw (a process gone before its maps could
+ * be read): found by pc, the file by its inode and the program the
+ * process exec'd; forgotten at a later exec; a fork's pcs found in its
+ * parent's maps. */
+static void test_recorded(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	struct proc_maps *pm = proc_maps_new(s, dir);
+	struct btr_vma v = { .start = 0x1000, .end = 0x3000 };
+	const struct user_map *m;
+	char self[4096];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	CHECK(n > 0 && !stat("/proc/self/exe", &st));
+	if (n <= 0)
+		goto out;
+	self[n] = '\0';
+	v.ino = st.st_ino;
+	v.dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	snprintf(v.name, sizeof(v.name), "%s", strrchr(self, '/') + 1);
+	proc_maps_note_exec_file(pm, 20, 100, self);
+	proc_maps_note_vmas(pm, 20, 200, &v, 1);
+	m = proc_maps_find(pm, 20, 0x1800);
+	CHECK(m && !strcmp(m->pm.path, self) && m->mod && m->mod->elf);
+	CHECK(m && m->pm.build_id_len > 0 && m->pm.exact_offset == 0);
+	CHECK(proc_maps_find(pm, 20, 0x3800) == NULL);
+	CHECK(proc_maps_stats(pm)->recorded == 1);
+	/* a new program: what was seen of the old one goes */
+	proc_maps_note_exec_file(pm, 20, 300, "/bin/true");
+	proc_maps_end_pass(pm);
+	CHECK(proc_maps_find(pm, 20, 0x1800) == NULL);
+	/* a fork that did not exec: its parent's maps */
+	write_maps(21, "00900000-00901000 r-xp 00000000 08:01 16 /bin/parent\n");
+	proc_maps_note_fork(pm, 22, 21);
+	m = proc_maps_find(pm, 22, 0x900100);
+	CHECK(m && !strcmp(m->pm.path, "/bin/parent"));
+	remove_maps(21);
+out:
+	proc_maps_free(pm);
+	symbolizer_free(s);
+}
+
 /* Frames in this process's own [vdso] are named from the kernel's image:
  * across its first page, the names found are the vDSO's functions. */
 static void test_vdso(void)
@@ -200,6 +244,7 @@ int main(void)
 	RUN(test_parse);
 	RUN(test_self);
 	RUN(test_vdso);
+	RUN(test_recorded);
 	rmdir(dir);
 	return unit_finish();
 }

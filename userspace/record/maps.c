@@ -24,6 +24,7 @@ struct rec_map {
 	uint64_t dev, ino;       /* as sym_file's; ino 0: no file */
 	char name[BTR_VMA_NAME_LEN];
 	uint64_t tried;          /* the pass its module was last looked for */
+	uint64_t ts;             /* when the BPF side saw it */
 };
 
 struct proc {
@@ -248,13 +249,19 @@ static const char *const lib_dirs[] = {
 	"/usr/sbin", "/sbin", "/usr/local/bin", "/usr/libexec",
 };
 
-/* Whether path is the file r names (device and inode). */
+/* Whether path is the file r names: its inode, and its device or its
+ * name (a file on overlayfs shows the overlay's device to stat and the
+ * layer's to the kernel's mapping). */
 static bool is_file(const struct rec_map *r, const char *path)
 {
+	const char *base = path ? strrchr(path, '/') : NULL;
 	struct stat st;
 
-	return path && !stat(path, &st) && (uint64_t)st.st_ino == r->ino &&
-	       ((uint64_t)major(st.st_dev) << 32 | minor(st.st_dev)) == r->dev;
+	if (!path || stat(path, &st) || (uint64_t)st.st_ino != r->ino)
+		return false;
+	base = base ? base + 1 : path;
+	return ((uint64_t)major(st.st_dev) << 32 | minor(st.st_dev)) == r->dev ||
+	       !strncmp(base, r->name, strlen(r->name));
 }
 
 /* The module of r: a file a process whose maps were read has open, the
@@ -328,7 +335,7 @@ static const struct user_map *search_rec(struct proc_maps *pm,
 	return NULL;
 }
 
-void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid,
+void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 			 const struct btr_vma *v, uint32_t n)
 {
 	bool added;
@@ -351,6 +358,7 @@ void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid,
 			continue;
 		r = &p->rec[p->nrec];
 		memset(r, 0, sizeof(*r));
+		r->ts = ts;
 		r->m.pm.start = v[i].start;
 		r->m.pm.end = v[i].end;
 		r->m.pm.exact_offset = v[i].pgoff * (uint64_t)page;
@@ -378,15 +386,28 @@ void proc_maps_note_fork(struct proc_maps *pm, int32_t tgid, int32_t parent)
 }
 
 void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
-			      const char *filename)
+			      uint64_t ts, const char *filename)
 {
 	bool added;
 	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
+	size_t i, k;
 
 	if (!p)
 		return;
 	free(p->exe);
 	p->exe = filename[0] ? strdup(filename) : NULL;
+	/* the mappings the BPF side saw before are the old program's (rings
+	 * are drained one after the other: the new one's may be here
+	 * already); the others may find their file by the new name */
+	for (i = k = 0; i < p->nrec; i++) {
+		if (p->rec[i].ts < ts) {
+			free((char *)p->rec[i].m.pm.path);
+			continue;
+		}
+		p->rec[i].tried = 0;
+		p->rec[k++] = p->rec[i];
+	}
+	p->nrec = k;
 }
 
 void proc_maps_set_on_read(struct proc_maps *pm,
@@ -460,9 +481,7 @@ void proc_maps_note_exec(struct proc_maps *pm, int32_t tgid)
 	 * ones stay to the end of the pass, frames may point into them) */
 	if (p && !p->gone && proc_retire(pm, p))
 		p->pass = UINT64_MAX;
-	/* what the BPF side saw was the old program's */
-	while (p && p->nrec)
-		free((char *)p->rec[--p->nrec].m.pm.path);
+
 }
 
 void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid)

@@ -49,20 +49,21 @@ void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid);
 void proc_maps_end_pass(struct proc_maps *pm);
 
 /* The mappings the BPF side saw of process tgid while it lived (a
- * BTR_REC_VMAS record): where its pcs are looked up when its maps cannot
+ * BTR_REC_VMAS record, at ts): where its pcs are looked up when its maps cannot
  * be read, or do not hold them. Each is given the module of its file
  * (device and inode) when one is open already, is the program the process
  * exec'd, or lies in the usual library and program directories. */
-void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid,
+void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 			 const struct btr_vma *v, uint32_t n);
 
 /* Process tgid was forked by thread parent: until it execs, its pcs that
  * nothing else places are looked up in the parent's mappings. */
 void proc_maps_note_fork(struct proc_maps *pm, int32_t tgid, int32_t parent);
 
-/* Process tgid exec'd filename (a path as the exec gave it). */
+/* Process tgid exec'd filename (a path as the exec gave it) at ts: the
+ * mappings the BPF side saw before are forgotten. */
 void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
-			      const char *filename);
+			      uint64_t ts, const char *filename);
 
 /* fn is called with each process whose maps were read. */
 void proc_maps_set_on_read(struct proc_maps *pm,

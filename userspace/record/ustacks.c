@@ -139,7 +139,7 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
 		memcpy(name, e->filename, BTR_FILENAME_LEN);
 		name[BTR_FILENAME_LEN] = '\0';
 		proc_maps_note_exec(u->maps, h->pid); /* pid == tgid now */
-		proc_maps_note_exec_file(u->maps, h->pid, name);
+		proc_maps_note_exec_file(u->maps, h->pid, h->ts, name);
 	} else
 		proc_maps_note_gone(u->maps, x->tgid);
 	ustacks_unlock(u);
@@ -152,7 +152,7 @@ int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len)
 	if (len < sizeof(*v) || h->type != BTR_REC_VMAS || v->n > BTR_VMAS_MAX)
 		return -EINVAL;
 	ustacks_lock(u);
-	proc_maps_note_vmas(u->maps, v->tgid, v->v, v->n);
+	proc_maps_note_vmas(u->maps, v->tgid, h->ts, v->v, v->n);
 	if (v->parent > 0)
 		proc_maps_note_fork(u->maps, v->tgid, v->parent);
 	ustacks_unlock(u);
