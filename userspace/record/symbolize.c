@@ -205,6 +205,20 @@ struct sym_module *symbolizer_module(struct symbolizer *s,
 	return &md->m;
 }
 
+/* Whether md's libdwfl module has the build id read from its file when
+ * it was found (both none counts as the same). */
+static bool same_build_id(struct module *md)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(md->mod, &bits, &vaddr);
+
+	if (n <= 0)
+		return !md->m.build_id_len;
+	return (size_t)n == md->m.build_id_len &&
+	       !memcmp(bits, md->m.build_id, (size_t)n);
+}
+
 /* The libdwfl session of a module, opened once. */
 static Dwfl_Module *dwfl_of(struct module *md)
 {
@@ -218,9 +232,20 @@ static Dwfl_Module *dwfl_of(struct module *md)
 	md->dwfl = dwfl_begin(&offline_callbacks);
 	if (!md->dwfl)
 		return NULL;
-	md->mod = dwfl_report_offline(md->dwfl, md->m.path,
-				      md->open_path ? md->open_path : md->m.path,
-				      -1);
+	/* through the root of the process it was found in, which may be
+	 * gone by now (the session opens at the first look-up): then by
+	 * its plain path */
+	md->mod = md->open_path ? dwfl_report_offline(md->dwfl, md->m.path,
+						      md->open_path, -1)
+				: NULL;
+	if (!md->mod) {
+		md->mod = dwfl_report_offline(md->dwfl, md->m.path, md->m.path,
+					      -1);
+		/* the same file only if it has the same build id (the same
+		 * path in our root may be another file) */
+		if (md->mod && !same_build_id(md))
+			md->mod = NULL;
+	}
 	dwfl_report_end(md->dwfl, NULL, NULL);
 	if (md->mod && !dwfl_module_getelf(md->mod, &bias))
 		md->mod = NULL;
