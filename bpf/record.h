@@ -241,11 +241,15 @@ struct btr_ustack {
 
 #define BTR_USTACK_SIZE(size) (32u + 8u * BTR_UREG_MAX + (size))
 
-/* Mappings a BTR_REC_VMAS record holds at most (a program run can look up
- * one: bpf_find_vma() takes the mmap lock, which a program with
- * interrupts off can only release after it ends), and the bytes of a
- * file name it keeps. */
-#define BTR_VMAS_MAX 1
+/* Mappings a BTR_REC_VMAS record holds at most: the program's text (from
+ * the mm, no look-up) and one looked up (a program run can look up one:
+ * bpf_find_vma() takes the mmap lock, which a program with interrupts off
+ * can only release after it ends); and the bytes of a file name it keeps. */
+#define BTR_VMAS_MAX 2
+/* btr_vma.pgoff of the program's text (mm's start_code to end_code, its
+ * file mm's exe_file): its offset is the ELF text segment's, which
+ * userspace reads from the file. */
+#define BTR_VMA_TEXT (~0ull)
 #define BTR_VMA_NAME_LEN 48
 
 /* One mapping of a process (a vm_area_struct): its range, its offset in
@@ -263,12 +267,13 @@ struct btr_vma {
 };
 
 /* Where the user frames of a process are mapped, taken from the kernel
- * while it lives (bpf_find_vma), so that the frames of a process gone
- * before its /proc/PID/maps could be read keep their files: at an exec,
- * the new program's text; before the stack record of a sleep of a process
- * the reader has not read the maps of yet (the known_procs map), the
- * mapping of its first pc outside the program's text (its C library,
- * most often). Not an event. */
+ * while it lives, so that the frames of a process gone before its
+ * /proc/PID/maps could be read keep their files: at an exec, the new
+ * program's text; before the stack record of a sleep of a process the
+ * reader has not read the maps of yet (the known_procs map), the
+ * program's text again (the exec's record may come later, from another
+ * CPU's ring) and the mapping of its first pc outside it (its C library,
+ * most often: bpf_find_vma). Not an event. */
 struct btr_vmas {
 	struct btr_hdr h;
 	__s32 tgid;

@@ -702,8 +702,30 @@ static long vma_found(struct task_struct *task, struct vm_area_struct *vma,
 	return 0;
 }
 
-/* A BTR_REC_VMAS record of process tgid with the mapping of pc (one
- * bpf_find_vma() a program run: see BTR_VMAS_MAX), 5.17 as the walk. */
+/* The program's text of task t as the record's first mapping. */
+static __always_inline void vma_text(struct task_struct *t,
+				     struct btr_vmas *e)
+{
+	struct btr_vma *v = &e->v[0];
+	struct file *f = BPF_CORE_READ(t, mm, exe_file);
+
+	e->n = 0;
+	v->start = BPF_CORE_READ(t, mm, start_code);
+	v->end = BPF_CORE_READ(t, mm, end_code);
+	if (!f || v->end <= v->start)
+		return;
+	v->pgoff = BTR_VMA_TEXT;
+	v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	v->pad = 0;
+	bpf_probe_read_kernel_str(v->name, sizeof(v->name),
+				  BPF_CORE_READ(f, f_path.dentry, d_name.name));
+	e->n = 1;
+}
+
+/* A BTR_REC_VMAS record of process tgid with its program's text and the
+ * mapping of pc (0: none; one bpf_find_vma() a program run: see
+ * BTR_VMAS_MAX), 5.17 as the walk. */
 static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 				      __u64 pc)
 {
@@ -713,15 +735,15 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 	struct btr_vmas *e;
 	void *ring;
 
-	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma) ||
-	    !pc)
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
 		return;
 	e = bpf_map_lookup_elem(&vmas_scratch, &zero);
 	if (!e)
 		return;
-	e->n = 0;
+	vma_text(t, e);
 	c.e = e;
-	bpf_find_vma(t, pc, vma_found, &c, 0);
+	if (pc && (pc < e->v[0].start || pc >= e->v[0].end))
+		bpf_find_vma(t, pc, vma_found, &c, 0);
 	if (!e->n)
 		return;
 	e->tgid = (__s32)tgid;
@@ -743,10 +765,9 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 		a->vmas_lost++;
 }
 
-/* Before the stack of a process whose maps the reader has not read: the
- * mapping of its first pc (b, after n kernel frames, m user ones)
- * outside its program's text, which its exec gave (else the program's
- * text itself). */
+/* Before the stack of a process whose maps the reader has not read: its
+ * program's text and the mapping of its first pc (b, after n kernel
+ * frames, m user ones) outside it. */
 #define VMAS_PCS 8
 
 static __always_inline void record_vmas(struct stack_buf *b, __u32 n,
@@ -760,7 +781,7 @@ static __always_inline void record_vmas(struct stack_buf *b, __u32 n,
 		return;
 	lo = BPF_CORE_READ(t, mm, start_code);
 	hi = BPF_CORE_READ(t, mm, end_code);
-	pc = lo;
+	pc = 0;
 	for (k = 0; k < VMAS_PCS; k++) {
 		if (k >= m)
 			break;
@@ -1106,9 +1127,7 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 	tgid = (__u32)e->pid;
 	bpf_map_delete_elem(&known_procs, &tgid);
 	if (user_stacks && use_user_walk)
-		emit_vmas(a, tgid,
-			  BPF_CORE_READ(bpf_get_current_task_btf(), mm,
-					start_code));
+		emit_vmas(a, tgid, 0);
 	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
 	bpf_probe_read_kernel_str(e->filename, BTR_FILENAME_LEN,
 				  TREAD(btf, bprm, filename));

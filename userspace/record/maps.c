@@ -25,6 +25,7 @@ struct rec_map {
 	char name[BTR_VMA_NAME_LEN];
 	uint64_t tried;          /* the pass its module was last looked for */
 	uint64_t ts;             /* when the BPF side saw it */
+	bool text;               /* the program's text (BTR_VMA_TEXT) */
 };
 
 struct proc {
@@ -314,6 +315,10 @@ static void rec_resolve(struct proc_maps *pm, const struct proc *p,
 		r->m.pm.build_id = mod->build_id;
 		r->m.pm.build_id_len = mod->build_id_len;
 		r->m.pm.load_bias = mod->load_bias;
+		/* the program's text starts at its segment's p_vaddr: the
+		 * offset that gives rel_pc = pc - start + p_vaddr */
+		if (r->text)
+			r->m.pm.exact_offset = mod->text_vaddr - mod->load_bias;
 	}
 }
 
@@ -361,7 +366,8 @@ void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 		r->ts = ts;
 		r->m.pm.start = v[i].start;
 		r->m.pm.end = v[i].end;
-		r->m.pm.exact_offset = v[i].pgoff * (uint64_t)page;
+		r->text = v[i].pgoff == BTR_VMA_TEXT;
+		r->m.pm.exact_offset = r->text ? 0 : v[i].pgoff * (uint64_t)page;
 		r->ino = v[i].ino;
 		/* the kernel's dev_t: major << 20 | minor */
 		r->dev = (uint64_t)(v[i].dev >> 20) << 32 | (v[i].dev & 0xfffff);

@@ -140,6 +140,7 @@ static void read_elf(struct module *md, const struct sym_file *f)
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
 			    (ph.p_flags & PF_X)) {
 				m->load_bias = ph.p_vaddr - ph.p_offset;
+				m->text_vaddr = ph.p_vaddr;
 				break;
 			}
 		}

@@ -28,6 +28,7 @@ struct sym_module {
 	uint8_t build_id[64];
 	size_t build_id_len; /* 0: none */
 	uint64_t load_bias;  /* p_vaddr - p_offset of the executable PT_LOAD */
+	uint64_t text_vaddr; /* p_vaddr of the executable PT_LOAD */
 };
 
 struct symbolizer_stats {
