@@ -428,16 +428,18 @@ static const struct user_map *find(struct proc_maps *pm, int32_t tgid,
 
 /* The last resorts for a pc of p: the mappings the BPF side saw, else
  * (a process that forked and did not exec has the mappings its parent
- * had) its parent's. */
+ * had) its parent's, else a mapping the BPF side saw whose file is not
+ * known. */
 static const struct user_map *find_elsewhere(struct proc_maps *pm,
 					     struct proc *p, uint64_t pc,
 					     int depth)
 {
-	const struct user_map *m = search_rec(pm, p, pc);
+	const struct user_map *m = search_rec(pm, p, pc), *pm_;
 
-	if (m || p->exe || !p->parent || depth >= 4)
+	if ((m && m->mod) || p->exe || !p->parent || depth >= 4)
 		return m;
-	return find(pm, p->parent, pc, depth + 1);
+	pm_ = find(pm, p->parent, pc, depth + 1);
+	return pm_ && pm_->mod ? pm_ : m;
 }
 
 const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,

@@ -153,16 +153,23 @@ struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
 				   uint64_t ino, const char *name)
 {
 	size_t i, n = strlen(name);
+	const struct module *other = NULL;
 
 	for (i = 0; ino && n && i < s->nmods; i++) {
 		const struct module *md = s->mods[i];
 		const char *base = strrchr(md->m.path, '/');
 
 		base = base ? base + 1 : md->m.path;
-		if (md->ino == ino && md->dev == dev && !strncmp(base, name, n))
+		if (md->ino != ino || strncmp(base, name, n))
+			continue;
+		if (md->dev == dev)
 			return (struct sym_module *)&md->m;
+		/* the same inode and name on another device: overlayfs
+		 * shows the process's program (mm's exe_file) on the
+		 * overlay's device, its mappings on the layer's */
+		other = md;
 	}
-	return NULL;
+	return (struct sym_module *)(other ? &other->m : NULL);
 }
 
 struct sym_module *symbolizer_module(struct symbolizer *s,

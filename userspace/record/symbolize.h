@@ -64,10 +64,10 @@ struct sym_file {
 struct sym_module *symbolizer_module(struct symbolizer *s,
 				     const struct sym_file *f);
 
-/* The module already opened of the file with device dev (as
- * sym_file's) and inode ino whose name starts with `name` (a file name
- * without its directory, as the kernel keeps it, maybe cut); NULL when
- * there is none. A scan of the modules. */
+/* The module already opened of the file with inode ino whose name starts
+ * with `name` (a file name without its directory, as the kernel keeps
+ * it, maybe cut), on device dev (as sym_file's) or else on another one
+ * (overlayfs); NULL when there is none. A scan of the modules. */
 struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
 				   uint64_t ino, const char *name);
 
