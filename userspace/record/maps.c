@@ -26,6 +26,7 @@ struct rec_map {
 	uint64_t tried;          /* the pass its module was last looked for */
 	uint64_t ts;             /* when the BPF side saw it */
 	bool text;               /* the program's text (BTR_VMA_TEXT) */
+	int32_t tgid;
 };
 
 struct proc {
@@ -38,6 +39,7 @@ struct proc {
 	size_t nrec, rec_cap;
 	char *exe;           /* the program it exec'd, NULL: not seen */
 	int32_t parent;      /* the thread that forked it, 0: not seen */
+	bool missed;         /* a pc fell outside the maps last read */
 };
 
 struct proc_maps {
@@ -53,6 +55,8 @@ struct proc_maps {
 	struct proc_maps_stats st;
 	void (*on_read)(void *ctx, int32_t tgid);
 	void *on_read_ctx;
+	int32_t *read;     /* tgids whose maps were read in this pass */
+	size_t nread, read_cap;
 };
 
 struct proc_maps *proc_maps_new(struct symbolizer *sym, const char *proc)
@@ -220,8 +224,10 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 		return false;
 	}
 	qsort(p->v, p->n, sizeof(*p->v), cmp_start);
-	if (pm->on_read)
-		pm->on_read(pm->on_read_ctx, tgid);
+	p->missed = false;
+	if (pm->on_read && !grow_array((void **)&pm->read, &pm->read_cap,
+				       pm->nread + 1, sizeof(*pm->read), 16))
+		pm->read[pm->nread++] = tgid;
 	return true;
 }
 
@@ -265,8 +271,36 @@ static bool is_file(const struct rec_map *r, const char *path)
 	       !strncmp(base, r->name, strlen(r->name));
 }
 
+/* The module of r through the process, while it lives: its program
+ * (/proc/PID/exe) or the file of the mapping (/proc/PID/map_files/),
+ * named as the link says. */
+static struct sym_module *live_module(struct proc_maps *pm,
+				      const struct rec_map *r)
+{
+	char live[128], path[4096], *del;
+	ssize_t n;
+
+	if (r->text)
+		snprintf(live, sizeof(live), "%s/%" PRId32 "/exe", pm->proc,
+			 r->tgid);
+	else
+		snprintf(live, sizeof(live),
+			 "%s/%" PRId32 "/map_files/%" PRIx64 "-%" PRIx64,
+			 pm->proc, r->tgid, r->m.pm.start, r->m.pm.end);
+	n = readlink(live, path, sizeof(path) - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	del = strstr(path, " (deleted)");
+	if (del && !del[10])
+		*del = '\0';
+	return symbolizer_module(pm->sym, &(struct sym_file){ path, live,
+							      r->dev, r->ino });
+}
+
 /* The module of r: a file a process whose maps were read has open, the
- * program the process exec'd, or one of that name in lib_dirs. */
+ * process's own file while it lives, the program the process exec'd, or
+ * one of that name in lib_dirs. */
 static struct sym_module *rec_module(struct proc_maps *pm,
 				     const struct proc *p,
 				     const struct rec_map *r)
@@ -277,6 +311,11 @@ static struct sym_module *rec_module(struct proc_maps *pm,
 	size_t i;
 
 	if (mod || !r->ino || !r->name[0])
+		return mod;
+	/* while the process lives, its own file through /proc (whatever
+	 * its mount namespace) */
+	mod = live_module(pm, r);
+	if (mod)
 		return mod;
 	if (is_file(r, p->exe)) {
 		snprintf(path, sizeof(path), "%s", p->exe);
@@ -364,6 +403,7 @@ void proc_maps_note_vmas(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 		r = &p->rec[p->nrec];
 		memset(r, 0, sizeof(*r));
 		r->ts = ts;
+		r->tgid = tgid;
 		r->m.pm.start = v[i].start;
 		r->m.pm.end = v[i].end;
 		r->text = v[i].pgoff == BTR_VMA_TEXT;
@@ -460,9 +500,11 @@ static const struct user_map *find(struct proc_maps *pm, int32_t tgid,
 	if (added) {
 		read_maps(pm, tgid, p);
 		m = search(p, pc);
+		p->missed |= !m;
 		return m ? m : find_elsewhere(pm, p, pc, depth);
 	}
 	m = search(p, pc);
+	p->missed |= !m;
 	/* A pc outside the known maps: a library mapped since, or a new
 	 * program (an exec whose record this pass has not reached yet: rings
 	 * are drained one after the other); twice a pass at most. Not for a
@@ -471,6 +513,7 @@ static const struct user_map *find(struct proc_maps *pm, int32_t tgid,
 	    proc_retire(pm, p)) {
 		if (read_maps(pm, tgid, p)) {
 			m = search(p, pc);
+			p->missed |= !m;
 		} else {
 			/* gone meanwhile: the maps it had stay its maps */
 			pm->nold--;
@@ -508,6 +551,17 @@ void proc_maps_end_pass(struct proc_maps *pm)
 {
 	size_t i;
 
+	/* the maps read in this pass that held every pc looked up after:
+	 * their processes' later samples need no mapping records (a read
+	 * in a program's loader, before its libraries, missed some) */
+	for (i = 0; i < pm->nread; i++) {
+		struct proc *p = hmap_find(&pm->procs, &pm->read[i]);
+
+		if (p && p->n && !p->missed)
+			pm->on_read(pm->on_read_ctx, pm->read[i]);
+	}
+	pm->nread = 0;
+
 	for (i = 0; i < pm->ngone; i++) {
 		struct proc *p = hmap_find(&pm->procs, &pm->gone[i]);
 
@@ -539,6 +593,7 @@ void proc_maps_free(struct proc_maps *pm)
 	for (i = 0; hmap_next(&pm->procs, &i, &k, &v);)
 		proc_clear(v);
 	hmap_free(&pm->procs);
+	free(pm->read);
 	for (i = 0; i < pm->nold; i++)
 		proc_clear(&pm->old[i]);
 	free(pm->old);
