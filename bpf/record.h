@@ -320,6 +320,8 @@ struct btr_cpu_acct {
 				 * from the cache a walk disagrees with */
 	__u64 vmas_lost;        /* BTR_REC_VMAS records the ring had no
 				 * room for */
+	__u64 vmas_failed;      /* of their look-ups, those that failed
+				 * (the mmap lock busy, say) */
 	__u64 slice_lost;       /* stack slices (BTR_REC_USTACK) the ring
 				 * had no room for: their stacks go by
 				 * frame pointers alone */

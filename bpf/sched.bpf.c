@@ -742,8 +742,9 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 		return;
 	vma_text(t, e);
 	c.e = e;
-	if (pc && (pc < e->v[0].start || pc >= e->v[0].end))
-		bpf_find_vma(t, pc, vma_found, &c, 0);
+	if (pc && (pc < e->v[0].start || pc >= e->v[0].end) &&
+	    bpf_find_vma(t, pc, vma_found, &c, 0) && a)
+		a->vmas_failed++;
 	if (!e->n)
 		return;
 	e->tgid = (__s32)tgid;

@@ -938,6 +938,7 @@ static void report_accounting(struct recorder *r)
 	struct central_stats st;
 	const struct central_stats *cs = &st;
 	uint64_t hits = 0, misses = 0, wrong = 0, slices_lost = 0, vmas_lost = 0;
+	uint64_t vmas_failed = 0;
 	uint32_t cpu, p;
 
 	central_stats_copy(r->out.buf, &st);
@@ -981,6 +982,7 @@ static void report_accounting(struct recorder *r)
 		misses += acct[cpu].kstack_misses;
 		slices_lost += acct[cpu].slice_lost;
 		vmas_lost += acct[cpu].vmas_lost;
+		vmas_failed += acct[cpu].vmas_failed;
 		wrong += acct[cpu].kstack_wrong;
 	}
 	if (r->stacks)
@@ -989,6 +991,9 @@ static void report_accounting(struct recorder *r)
 		log_warn("%llu user stack slices did not fit in their ring: "
 			 "those stacks went by frame pointers alone",
 			 (unsigned long long)slices_lost);
+	if (r->ustacks)
+		log_debug("user stacks: %llu mapping look-ups in BPF failed",
+			  (unsigned long long)vmas_failed);
 	if (vmas_lost)
 		log_warn("%llu mappings of processes seen by the BPF side did not "
 			 "fit in their ring: the frames of those processes, if "
