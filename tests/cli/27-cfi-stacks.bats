@@ -17,6 +17,11 @@ ROUNDS=5
 # deepwait's recursive function as the compiler names it (gcc: a clone,
 # descend.isra.0), an extended regular expression
 DESCEND='descend(\.[a-z0-9.]+)?'
+# The short-lived children that must have slept, of 200: all natively;
+# under emulation (kernel-check's guests) a 2 ms timer may expire before
+# its process sleeps
+EMULATED_MIN=200
+[ -n "${BTR_EMULATED:-}" ] && EMULATED_MIN=180
 
 setup_file() {
 	need_root
@@ -140,7 +145,10 @@ user_stacks() {
 	grep -q "user stacks by CFI from a 4096-byte slice: .* [1-9][0-9]* cut by the slice" "$W/deep.err"
 	# within 16K: whole, to main
 	t=$(tid tid deep16)
-	user_stacks "$t" deep16 | grep "^clock_nanosleep," | tee "$TMP/deep16" || true
+	user_stacks "$t" deep16 | grep "^clock_nanosleep," >"$TMP/deep16" || true
+	# (printed with the descend frames counted)
+	awk -F, '{ n = 0; s = ""; for (i = 1; i <= NF; i++) if ($i ~ /^descend/) n++; else s = s "," $i
+		   print n " x descend:" s }' "$TMP/deep16"
 	[ "$(wc -l <"$TMP/deep16")" -ge 3 ]
 	local want="clock_nanosleep,__nanosleep,wait_deep"
 	for ((n = 0; n <= 20; n++)); do want+=",$DESCEND"; done
@@ -185,8 +193,12 @@ user_stacks() {
 		grep -q "user stacks: .*, [1-9][0-9]* in no known mapping" "$TMP/sl.err"
 		return 0
 	fi
-	[ "$(grep -c "^ *[0-9]* clock_nanosleep,__nanosleep,child_wait,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/sl.stacks")" -eq 1 ]
-	[ "$(awk '{ n += $1 } END { print n }' "$TMP/sl.stacks")" -eq 200 ]
+	# every child's sleep in nanosleep has its stack whole and named; all
+	# 200 slept (under emulation a child's timer may expire before it
+	# sleeps: nine in ten then)
+	[ "$(wc -l <"$TMP/sl.stacks")" -eq 1 ]
+	grep -q "^ *[0-9]* clock_nanosleep,__nanosleep,child_wait,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/sl.stacks"
+	[ "$(awk '{ n += $1 } END { print n }' "$TMP/sl.stacks")" -ge "${EMULATED_MIN:-200}" ]
 	grep -q "debug: user stacks: .* [1-9][0-9]* pcs placed by the mappings the BPF side saw" "$TMP/sl.err"
 }
 
@@ -204,5 +216,6 @@ user_stacks() {
 		"$TMP/ex.txt" | grep "entry_SYSCALL_64_after_hwframe,clock_nanosleep" |
 		sed 's/.*entry_SYSCALL_64_after_hwframe,//' | sort | uniq -c | tee "$TMP/ex.stacks"
 	[ "$(wc -l <"$TMP/ex.stacks")" -eq 1 ]
-	grep -Eq "^ *40 clock_nanosleep,__nanosleep,wait_deep,$DESCEND,$DESCEND,$DESCEND,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/ex.stacks"
+	grep -Eq "^ *[0-9]+ clock_nanosleep,__nanosleep,wait_deep,$DESCEND,$DESCEND,$DESCEND,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/ex.stacks"
+	[ "$(awk '{ print $1 }' "$TMP/ex.stacks")" -ge $((40 * ${EMULATED_MIN:-200} / 200)) ]
 }
