@@ -175,8 +175,9 @@ user_stacks() {
 		>"$TMP/sl.out" 2>"$TMP/sl.err" || fail "record failed: $(tail -3 "$TMP/sl.err")"
 	grep "user stacks:" "$TMP/sl.err"
 	"$BTR" dump "$TMP/sl.pb" >"$TMP/sl.txt"
-	# the children's sleeps in clock_nanosleep (their pids from the forks
-	# of the shortlived process)
+	# the children's sleeps in nanosleep, by their kernel stacks (their
+	# pids from the forks of the shortlived process): whatever their user
+	# part, it must be whole and named
 	awk '$3 == "sched_process_exec" && /filename=.*\/shortlived$/ { sub(/pid=/, "", $4); parent = $4 }
 	     $3 == "sched_process_fork" { f[n++] = $0 }
 	     $3 == "perf_sample" { s[m++] = $0 }
@@ -186,7 +187,7 @@ user_stacks() {
 			if (a[4] == "parent_pid=" parent) { c = a[6]; sub(/child_pid=/, "pid=", c); kid[c] = 1 }
 		}
 		for (i = 0; i < m; i++) { split(s[i], b, " "); if (b[4] in kid) print s[i] }
-	     }' "$TMP/sl.txt" | grep "entry_SYSCALL_64_after_hwframe,clock_nanosleep" |
+	     }' "$TMP/sl.txt" | grep ",hrtimer_nanosleep," |
 		sed 's/.*entry_SYSCALL_64_after_hwframe,//' | sort | uniq -c | tee "$TMP/sl.stacks"
 	if fallback_forced user-walk; then
 		# before 5.17: /proc alone, a gone process's frames unknown
@@ -209,11 +210,11 @@ user_stacks() {
 		>"$TMP/ex.out" 2>"$TMP/ex.err" || fail "record failed: $(tail -3 "$TMP/ex.err")"
 	"$BTR" dump "$TMP/ex.pb" >"$TMP/ex.txt"
 	# the samples of the deepwait processes (their exec's pid) in
-	# clock_nanosleep
+	# nanosleep, by their kernel stacks
 	awk '$3 == "sched_process_exec" && /filename=.*\/deepwait$/ { p[$4] = 1 }
 	     $3 == "perf_sample" { s[n++] = $0 }
 	     END { for (i = 0; i < n; i++) { split(s[i], f, " "); if (f[4] in p) print s[i] } }' \
-		"$TMP/ex.txt" | grep "entry_SYSCALL_64_after_hwframe,clock_nanosleep" |
+		"$TMP/ex.txt" | grep ",hrtimer_nanosleep," |
 		sed 's/.*entry_SYSCALL_64_after_hwframe,//' | sort | uniq -c | tee "$TMP/ex.stacks"
 	[ "$(wc -l <"$TMP/ex.stacks")" -eq 1 ]
 	grep -Eq "^ *[0-9]+ clock_nanosleep,__nanosleep,wait_deep,$DESCEND,$DESCEND,$DESCEND,main,__libc_start_call_main,__libc_start_main,_start$" "$TMP/ex.stacks"
