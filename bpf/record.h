@@ -282,6 +282,10 @@ struct btr_vmas {
 	__u32 n;
 	__u32 pad;
 	struct btr_vma v[BTR_VMAS_MAX];
+	/* the program it exec'd while recorded, as the exec named it ("":
+	 * none seen): the exec's own record may come later, from another
+	 * CPU's ring */
+	char exe[BTR_FILENAME_LEN];
 };
 
 /* Clock-sync record: h.ts (BOOTTIME), MONOTONIC and TAI read back to back
@@ -342,6 +346,6 @@ BTR_CHECK_SIZE(btr_blocked, 40);
 BTR_CHECK_SIZE(btr_stack, BTR_STACK_SIZE(BTR_STACK_MAX + BTR_USTACK_MAX));
 BTR_CHECK_SIZE(btr_ustack, BTR_USTACK_SIZE(BTR_SLICE_MAX));
 BTR_CHECK_SIZE(btr_vma, 88);
-BTR_CHECK_SIZE(btr_vmas, 40 + 88 * BTR_VMAS_MAX);
+BTR_CHECK_SIZE(btr_vmas, 40 + 88 * BTR_VMAS_MAX + BTR_FILENAME_LEN);
 
 #endif

@@ -658,6 +658,27 @@ struct {
 	__type(value, __u8);
 } known_procs SEC(".maps");
 
+/* The program each process exec'd while recorded, for its mapping
+ * records (btr_vmas.exe). */
+struct exe_path {
+	char name[BTR_FILENAME_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct exe_path);
+} exe_paths SEC(".maps");
+
+/* An exec's program name being stored into exe_paths, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exe_path);
+} vmas_scratch_exe SEC(".maps");
+
 /* The BTR_REC_VMAS record being built, per CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -733,6 +754,7 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct vma_find c;
 	struct btr_vmas *e;
+	struct exe_path *ex;
 	void *ring;
 
 	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
@@ -741,6 +763,11 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 	if (!e)
 		return;
 	vma_text(t, e);
+	ex = bpf_map_lookup_elem(&exe_paths, &tgid);
+	if (ex)
+		__builtin_memcpy(e->exe, ex->name, sizeof(e->exe));
+	else
+		e->exe[0] = '\0';
 	c.e = e;
 	if (pc && (pc < e->v[0].start || pc >= e->v[0].end) &&
 	    bpf_find_vma(t, pc, vma_found, &c, 0) && a)
@@ -1116,7 +1143,7 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 	struct btr_cpu_acct *a = acct_get(BTR_PROG_EXEC);
 	struct resv r = reserve(a, sizeof(struct btr_exec), BTR_REC_EXEC);
 	struct btr_exec *e = (void *)r.rec;
-	__u32 tgid;
+	__u32 tgid, zero = 0;
 
 	if (!e)
 		return 0;
@@ -1127,8 +1154,17 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 	 * stack: 6.1 takes no map key in ring memory. */
 	tgid = (__u32)e->pid;
 	bpf_map_delete_elem(&known_procs, &tgid);
-	if (user_stacks && use_user_walk)
+	if (user_stacks && use_user_walk) {
+		struct exe_path *ex = bpf_map_lookup_elem(&vmas_scratch_exe,
+							  &zero);
+
+		if (ex) {
+			bpf_probe_read_kernel_str(ex->name, sizeof(ex->name),
+						  TREAD(btf, bprm, filename));
+			bpf_map_update_elem(&exe_paths, &tgid, ex, BPF_ANY);
+		}
 		emit_vmas(a, tgid, 0);
+	}
 	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
 	bpf_probe_read_kernel_str(e->filename, BTR_FILENAME_LEN,
 				  TREAD(btf, bprm, filename));

@@ -456,6 +456,16 @@ void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 	p->nrec = k;
 }
 
+void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid,
+			const char *filename)
+{
+	bool added;
+	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
+
+	if (p && !p->exe && filename[0])
+		p->exe = strdup(filename);
+}
+
 void proc_maps_set_on_read(struct proc_maps *pm,
 			   void (*fn)(void *ctx, int32_t tgid), void *ctx)
 {

@@ -65,6 +65,11 @@ void proc_maps_note_fork(struct proc_maps *pm, int32_t tgid, int32_t parent);
 void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 			      uint64_t ts, const char *filename);
 
+/* Process tgid runs the program filename, exec'd while recorded (as a
+ * mapping record says: its exec's own record may come later). */
+void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid,
+			const char *filename);
+
 /* fn is called with each process whose maps were read. */
 void proc_maps_set_on_read(struct proc_maps *pm,
 			   void (*fn)(void *ctx, int32_t tgid), void *ctx);

@@ -152,6 +152,13 @@ int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len)
 	if (len < sizeof(*v) || h->type != BTR_REC_VMAS || v->n > BTR_VMAS_MAX)
 		return -EINVAL;
 	ustacks_lock(u);
+	if (v->exe[0]) {
+		char name[BTR_FILENAME_LEN + 1];
+
+		memcpy(name, v->exe, BTR_FILENAME_LEN);
+		name[BTR_FILENAME_LEN] = '\0';
+		proc_maps_note_exe(u->maps, v->tgid, name);
+	}
 	proc_maps_note_vmas(u->maps, v->tgid, h->ts, v->v, v->n);
 	if (v->parent > 0)
 		proc_maps_note_fork(u->maps, v->tgid, v->parent);
