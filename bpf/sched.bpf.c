@@ -647,16 +647,36 @@ static __always_inline bool take_slice(struct pt_regs *regs, __u64 fp,
 	return false;
 }
 
-/* Processes whose /proc/PID/maps the reader has read (userspace adds
- * them; an exec takes its process out): the samples of the others come
- * with where their frames are mapped (BTR_REC_VMAS), taken while they
- * live. */
+/* Processes whose /proc/PID/maps the reader has read, with when it read
+ * them (BOOTTIME; userspace adds them), and when each process last
+ * exec'd (this side): the samples of a process not read since its exec
+ * come with where their frames are mapped (BTR_REC_VMAS), taken while it
+ * lives. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } known_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} exec_times SEC(".maps");
+
+/* Whether the reader has read the maps of process tgid since it last
+ * exec'd. */
+static __always_inline bool maps_known(__u32 tgid)
+{
+	__u64 *read = bpf_map_lookup_elem(&known_procs, &tgid), *exec;
+
+	if (!read)
+		return false;
+	exec = bpf_map_lookup_elem(&exec_times, &tgid);
+	return !exec || *read > *exec;
+}
 
 /* The program each process exec'd while recorded, for its mapping
  * records (btr_vmas.exe). */
@@ -805,7 +825,7 @@ static __always_inline void record_vmas(struct stack_buf *b, __u32 n,
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), k;
 	__u64 lo, hi, pc;
 
-	if (bpf_map_lookup_elem(&known_procs, &tgid) || n > BTR_STACK_MAX)
+	if (maps_known(tgid) || n > BTR_STACK_MAX)
 		return;
 	lo = BPF_CORE_READ(t, mm, start_code);
 	hi = BPF_CORE_READ(t, mm, end_code);
@@ -1144,16 +1164,19 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 	struct resv r = reserve(a, sizeof(struct btr_exec), BTR_REC_EXEC);
 	struct btr_exec *e = (void *)r.rec;
 	__u32 tgid, zero = 0;
+	__u64 now;
 
 	if (!e)
 		return 0;
 	e->pid = TREAD(btf, p, pid);
 	e->old_pid = old_pid;
-	/* a new program: where its frames are mapped is not known; its
-	 * text is mapped already (its libraries not yet). The key from the
-	 * stack: 6.1 takes no map key in ring memory. */
+	/* a new program: where its frames are mapped is not known (maps
+	 * read before now are the old program's); its text is mapped
+	 * already (its libraries not yet). The key from the stack: 6.1
+	 * takes no map key in ring memory. */
 	tgid = (__u32)e->pid;
-	bpf_map_delete_elem(&known_procs, &tgid);
+	now = bpf_ktime_get_boot_ns();
+	bpf_map_update_elem(&exec_times, &tgid, &now, BPF_ANY);
 	if (user_stacks && use_user_walk) {
 		struct exe_path *ex = bpf_map_lookup_elem(&vmas_scratch_exe,
 							  &zero);

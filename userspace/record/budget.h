@@ -63,10 +63,10 @@
  * KiB (the largest slice and a page) for every possible CPU id in the
  * kernel, and in the reader each CPU's last slice (32 KiB, made at its
  * first); the processes whose maps were read (known_procs, an LRU hash of
- * 8192), the programs they exec'd (exe_paths, 4096 names) and the
- * mapping record's per-CPU scratch. */
+ * 8192), when they exec'd (exec_times, 8192), the programs they exec'd
+ * (exe_paths, 4096 names) and the mapping record's per-CPU scratch. */
 #define BUDGET_SLICE_PER_CPU (68ull << 10)
-#define BUDGET_SLICE_MAPS (2ull << 20)
+#define BUDGET_SLICE_MAPS (3ull << 20)
 #define BUDGET_READER_OFFLINE (8ull << 10)
 #define BUDGET_CHUNK (32ull << 10) /* the buffer is whole chunks */
 

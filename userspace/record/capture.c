@@ -256,12 +256,10 @@ int capture_clock_stamp(struct capture *c, uint64_t seq)
 	return opts.retval ? -ENOSPC : 0;
 }
 
-void capture_note_known_proc(struct capture *c, int32_t tgid)
+void capture_note_known_proc(struct capture *c, int32_t tgid, uint64_t ts)
 {
-	__u8 one = 1;
-
 	bpf_map__update_elem(c->skel->maps.known_procs, &tgid, sizeof(tgid),
-			     &one, sizeof(one), BPF_ANY);
+			     &ts, sizeof(ts), BPF_ANY);
 }
 
 int capture_read_acct(struct capture *c, struct btr_cpu_acct *out)

@@ -53,9 +53,10 @@ int capture_drain(struct capture *c);
 /* Runs the clock-stamp program; its record arrives through the rings with
  * the given sequence number. Returns 0 or a negative errno. */
 int capture_clock_stamp(struct capture *c, uint64_t seq);
-/* The reader has read the maps of process tgid: its samples need not say
- * where their frames are mapped (BTR_REC_VMAS) any more. */
-void capture_note_known_proc(struct capture *c, int32_t tgid);
+/* The reader read the maps of process tgid at ts (BOOTTIME), and they
+ * held its pcs: its samples need not say where their frames are mapped
+ * (BTR_REC_VMAS) any more, unless it exec'd after ts. */
+void capture_note_known_proc(struct capture *c, int32_t tgid, uint64_t ts);
 
 /* Sums of the per-CPU accounting into out[ncpus]. */
 int capture_read_acct(struct capture *c, struct btr_cpu_acct *out);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/vdso.h"
@@ -40,6 +41,7 @@ struct proc {
 	char *exe;           /* the program it exec'd, NULL: not seen */
 	int32_t parent;      /* the thread that forked it, 0: not seen */
 	bool missed;         /* a pc fell outside the maps last read */
+	uint64_t read_ts;    /* when they were read (BOOTTIME) */
 };
 
 struct proc_maps {
@@ -53,7 +55,7 @@ struct proc_maps {
 	size_t nold, old_cap;
 	uint64_t pass;
 	struct proc_maps_stats st;
-	void (*on_read)(void *ctx, int32_t tgid);
+	void (*on_read)(void *ctx, int32_t tgid, uint64_t ts);
 	void *on_read_ctx;
 	int32_t *read;     /* tgids whose maps were read in this pass */
 	size_t nread, read_cap;
@@ -193,10 +195,13 @@ static bool read_maps(struct proc_maps *pm, int32_t tgid, struct proc *p)
 {
 	char path[96], root[4096], *line = NULL;
 	size_t len = 0, cap;
+	struct timespec now;
 	struct user_map m;
 	FILE *f;
 
 	cap = 0;
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	p->read_ts = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	p->reads = p->pass == pm->pass ? p->reads + 1 : 1;
 	p->pass = pm->pass;
 	pm->st.reads++;
@@ -467,7 +472,8 @@ void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid,
 }
 
 void proc_maps_set_on_read(struct proc_maps *pm,
-			   void (*fn)(void *ctx, int32_t tgid), void *ctx)
+			   void (*fn)(void *ctx, int32_t tgid, uint64_t ts),
+			   void *ctx)
 {
 	pm->on_read = fn;
 	pm->on_read_ctx = ctx;
@@ -568,7 +574,7 @@ void proc_maps_end_pass(struct proc_maps *pm)
 		struct proc *p = hmap_find(&pm->procs, &pm->read[i]);
 
 		if (p && p->n && !p->missed)
-			pm->on_read(pm->on_read_ctx, pm->read[i]);
+			pm->on_read(pm->on_read_ctx, pm->read[i], p->read_ts);
 	}
 	pm->nread = 0;
 

@@ -70,9 +70,11 @@ void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid,
 			const char *filename);
 
-/* fn is called with each process whose maps were read. */
+/* fn is called at the end of a pass with each process whose maps were
+ * read in it (at ts, BOOTTIME) and held every pc looked up after. */
 void proc_maps_set_on_read(struct proc_maps *pm,
-			   void (*fn)(void *ctx, int32_t tgid), void *ctx);
+			   void (*fn)(void *ctx, int32_t tgid, uint64_t ts),
+			   void *ctx);
 
 const struct proc_maps_stats *proc_maps_stats(const struct proc_maps *pm);
 

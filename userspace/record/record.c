@@ -184,12 +184,12 @@ static int write_under_pressure(struct recorder *r)
 
 /* The maps of process tgid were read: its samples need not carry where
  * their frames are mapped any more. */
-static void note_known_proc(void *ctx, int32_t tgid)
+static void note_known_proc(void *ctx, int32_t tgid, uint64_t ts)
 {
 	struct recorder *r = ctx;
 
 	if (r->cap)
-		capture_note_known_proc(r->cap, tgid);
+		capture_note_known_proc(r->cap, tgid, ts);
 }
 
 static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)

@@ -166,7 +166,8 @@ int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len)
 	return 0;
 }
 
-void ustacks_on_maps_read(struct ustacks *u, void (*fn)(void *ctx, int32_t tgid),
+void ustacks_on_maps_read(struct ustacks *u,
+			  void (*fn)(void *ctx, int32_t tgid, uint64_t ts),
 			  void *ctx)
 {
 	proc_maps_set_on_read(u->maps, fn, ctx);

@@ -49,8 +49,9 @@ void ustacks_note_record(struct ustacks *u, const struct btr_hdr *h,
  * Returns 0 or -EINVAL for a record that is not a whole one. */
 int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len);
 
-/* fn is called (under the lock) with each process whose maps were read. */
-void ustacks_on_maps_read(struct ustacks *u, void (*fn)(void *ctx, int32_t tgid),
+/* fn is called (under the lock) as proc_maps_set_on_read() says. */
+void ustacks_on_maps_read(struct ustacks *u,
+			  void (*fn)(void *ctx, int32_t tgid, uint64_t ts),
 			  void *ctx);
 
 void ustacks_end_pass(struct ustacks *u);
