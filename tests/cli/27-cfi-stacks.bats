@@ -205,9 +205,10 @@ user_stacks() {
 
 @test "short-lived processes: programs exec'd one after another, each gone at once, are named and unwound" {
 	fallback_forced user-walk && return 0
-	"$BTR" --callstacks -o "$TMP/ex.pb" -- sh -c "'$TOOLS/busyloop' 2 >/dev/null &
+	"$BTR" -v --callstacks -o "$TMP/ex.pb" -- sh -c "'$TOOLS/busyloop' 2 >/dev/null &
 		for i in \$(seq 40); do '$TOOLS/deepwait' 1 2; done >/dev/null; wait" \
 		>"$TMP/ex.out" 2>"$TMP/ex.err" || fail "record failed: $(tail -3 "$TMP/ex.err")"
+	grep "user stacks" "$TMP/ex.err"
 	"$BTR" dump "$TMP/ex.pb" >"$TMP/ex.txt"
 	# the samples of the deepwait processes (their exec's pid) in
 	# nanosleep, by their kernel stacks
