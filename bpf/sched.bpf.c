@@ -1260,6 +1260,30 @@ BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
 /* Clock sync, run on demand by userspace (BPF_PROG_TEST_RUN): BOOTTIME,
  * MONOTONIC and TAI read back to back in the kernel, then BOOTTIME again so
  * userspace can see how tight the reads were. */
+/* An executable mapping made by mmap() (the loader mapping a program's
+ * libraries), at the system call's exit, where interrupts are on: the
+ * only place a look-up of it can be made on a PREEMPT_RT kernel, and one
+ * that never finds the mmap lock's deferred release busy. Recorded
+ * (BTR_REC_VMAS) for a process whose maps the reader has not read since
+ * its exec, so that a short-lived process's library frames are placed
+ * though it is gone before the reader reads its maps. Loaded with user
+ * stacks on 5.17 and later (capture.c). */
+#define X86_NR_MMAP 9
+#define PROT_EXEC 0x4
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(mmap_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	if (BPF_CORE_READ(regs, orig_ax) != X86_NR_MMAP ||
+	    (unsigned long)ret >= (unsigned long)-4095L ||
+	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC) || maps_known(tgid))
+		return 0;
+	emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret);
+	return 0;
+}
+
 SEC("raw_tp")
 int BPF_PROG(clock_sync, __u64 seq)
 {

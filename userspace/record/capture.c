@@ -76,6 +76,13 @@ static void select_programs(struct capture *c, bool raw)
 		      kfeatures_use(c->o.kf, KF_SWITCH_STATE));
 	for (i = 0; i < n; i++)
 		bpf_program__set_autoload(pairs[i][raw ? 1 : 0], true);
+	/* the libraries' mappings of short-lived processes, with user
+	 * stacks (bpf_find_vma: 5.17, as the user walk); x86-64's mmap */
+#if defined(__x86_64__)
+	bpf_program__set_autoload(c->skel->progs.mmap_exit,
+				  c->o.user_stacks &&
+					  kfeatures_use(c->o.kf, KF_USER_WALK));
+#endif
 }
 
 static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)

@@ -991,9 +991,12 @@ static void report_accounting(struct recorder *r)
 		log_warn("%llu user stack slices did not fit in their ring: "
 			 "those stacks went by frame pointers alone",
 			 (unsigned long long)slices_lost);
-	if (r->ustacks)
-		log_debug("user stacks: %llu mapping look-ups in BPF failed",
-			  (unsigned long long)vmas_failed);
+	if (r->ustacks && (vmas_failed || r->o.verbose) && !r->o.quiet)
+		log_info("user stacks: %llu mapping look-ups in BPF failed (the "
+			 "mmap lock busy, or a PREEMPT_RT kernel, where none can "
+			 "be made at a switch): the library frames of those "
+			 "processes are placed only if their maps could be read",
+			 (unsigned long long)vmas_failed);
 	if (vmas_lost)
 		log_warn("%llu mappings of processes seen by the BPF side did not "
 			 "fit in their ring: the frames of those processes, if "
