@@ -1271,17 +1271,37 @@ BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
 #define X86_NR_MMAP 9
 #define PROT_EXEC 0x4
 
-SEC("raw_tp/sys_exit")
-int BPF_PROG(mmap_exit, struct pt_regs *regs, long ret)
+static __always_inline int do_mmap_exit(__u64 nr, __u64 prot, long ret)
 {
-	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	__u32 tgid;
 
-	if (BPF_CORE_READ(regs, orig_ax) != X86_NR_MMAP ||
-	    (unsigned long)ret >= (unsigned long)-4095L ||
-	    !(BPF_CORE_READ(regs, dx) & PROT_EXEC) || maps_known(tgid))
+	if (nr != X86_NR_MMAP || (unsigned long)ret >= (unsigned long)-4095L ||
+	    !(prot & PROT_EXEC))
 		return 0;
-	emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret);
+	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	if (!maps_known(tgid))
+		emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret);
 	return 0;
+}
+
+/* tp_btf: the registers read directly (every system call's exit runs it,
+ * so the cheaper the better); raw_tp: through probe reads. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(btf_mmap_exit, struct pt_regs *regs, long ret)
+{
+	if (regs->orig_ax != X86_NR_MMAP)
+		return 0;
+	return do_mmap_exit(regs->orig_ax, regs->dx, ret);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(raw_mmap_exit, struct pt_regs *regs, long ret)
+{
+	__u64 nr = BPF_CORE_READ(regs, orig_ax);
+
+	if (nr != X86_NR_MMAP)
+		return 0;
+	return do_mmap_exit(nr, BPF_CORE_READ(regs, dx), ret);
 }
 
 SEC("raw_tp")

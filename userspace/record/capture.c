@@ -79,7 +79,8 @@ static void select_programs(struct capture *c, bool raw)
 	/* the libraries' mappings of short-lived processes, with user
 	 * stacks (bpf_find_vma: 5.17, as the user walk); x86-64's mmap */
 #if defined(__x86_64__)
-	bpf_program__set_autoload(c->skel->progs.mmap_exit,
+	bpf_program__set_autoload(raw ? c->skel->progs.raw_mmap_exit
+				      : c->skel->progs.btf_mmap_exit,
 				  c->o.user_stacks &&
 					  kfeatures_use(c->o.kf, KF_USER_WALK));
 #endif
