@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "encode/perf_samples.h"
+#include "util/grow.h"
 
 #define KERNEL_MAPPING "/kernel"
 
@@ -25,6 +26,17 @@ struct callstack_enc {
 	struct btr_ustack *slice; /* the last slice record, allocated at
 				   * the first */
 	bool have_slice;
+	/* stack records whose user pc no mapping placed yet, kept to the
+	 * end of the drain pass (callstack_enc_flush): a mapping record of
+	 * their process may be in a ring drained later in the pass */
+	struct deferred {
+		struct btr_hdr *rec;
+		size_t len;
+		uint32_t cpu;
+		struct btr_ustack *slice; /* NULL: none */
+	} *deferred;
+	size_t ndeferred, deferred_cap;
+	bool flushing;
 	__u64 pcs[BTR_USTACK_MAX];
 	uint64_t sched_start, sched_end;
 	struct perf_frame frames[BTR_STACK_MAX + BTR_USTACK_MAX];
@@ -179,6 +191,64 @@ static size_t user_frames(struct callstack_enc *c, const struct btr_stack *r,
 	return nu;
 }
 
+/* Keeps a copy of r (and of its slice) for callstack_enc_flush(), when
+ * its user leaf is in no known mapping yet; false when it is (or the
+ * copy cannot be made: it is written now). */
+static bool defer(struct callstack_enc *c, uint32_t cpu,
+		  const struct btr_stack *r, size_t len)
+{
+	struct perf_frame f = { 0 };
+	struct deferred *d;
+	bool sliced = r->flags & BTR_USTACK_SLICE && c->have_slice &&
+		      c->slice->pid == r->pid;
+
+	if (c->flushing || !r->nr_user || !c->ufn ||
+	    c->ndeferred >= CALLSTACK_DEFER_MAX ||
+	    c->ufn(c->uctx, r->tgid, r->ips[r->nr], true, &f) ||
+	    grow_array((void **)&c->deferred, &c->deferred_cap,
+		       c->ndeferred + 1, sizeof(*c->deferred), 16))
+		return false;
+	d = &c->deferred[c->ndeferred];
+	*d = (struct deferred){ .rec = malloc(len), .len = len, .cpu = cpu };
+	if (sliced)
+		d->slice = malloc(BTR_USTACK_SIZE(c->slice->size));
+	if (!d->rec || (sliced && !d->slice)) {
+		free(d->rec);
+		free(d->slice);
+		return false;
+	}
+	memcpy(d->rec, r, len);
+	if (sliced)
+		memcpy(d->slice, c->slice, BTR_USTACK_SIZE(c->slice->size));
+	c->have_slice = false;
+	c->ndeferred++;
+	c->st.deferred++;
+	return true;
+}
+
+int callstack_enc_flush(struct callstack_enc *c)
+{
+	size_t i;
+	int e = 0;
+
+	c->flushing = true;
+	for (i = 0; i < c->ndeferred; i++) {
+		struct deferred *d = &c->deferred[i];
+
+		if (!e && d->slice &&
+		    (e = callstack_enc_note_slice(c, &d->slice->h,
+						  BTR_USTACK_SIZE(d->slice->size))))
+			e = e == -EINVAL ? 0 : e;
+		if (!e)
+			e = callstack_enc_add(c, d->cpu, d->rec, d->len);
+		free(d->rec);
+		free(d->slice);
+	}
+	c->ndeferred = 0;
+	c->flushing = false;
+	return e;
+}
+
 int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 		      const struct btr_hdr *rec, size_t len)
 {
@@ -193,6 +263,8 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 	    r->nr > BTR_STACK_MAX || r->nr_user > BTR_USTACK_MAX ||
 	    len < BTR_STACK_SIZE(r->nr + r->nr_user) || r->pid < 0)
 		return -EINVAL;
+	if (defer(c, cpu, r, len))
+		return 0;
 	skip = first_sched_frame(c, r);
 	for (i = skip; i < r->nr; i++) {
 		struct perf_frame *f = &c->frames[i - skip];
@@ -253,6 +325,12 @@ void callstack_enc_free(struct callstack_enc *c)
 {
 	if (!c)
 		return;
+	c->flushing = true; /* what is left is dropped */
+	for (size_t i = 0; i < c->ndeferred; i++) {
+		free(c->deferred[i].rec);
+		free(c->deferred[i].slice);
+	}
+	free(c->deferred);
 	perf_samples_free(c->ps);
 	free(c->slice);
 	free(c);

@@ -55,7 +55,13 @@ struct callstack_enc_stats {
 	uint64_t user_cfi_failed; /* of which stopped at a pc without CFI */
 	uint64_t slice_missing;  /* stacks whose slice record was not
 				  * there (frame pointers alone) */
+	uint64_t deferred;       /* stacks kept to the end of their drain
+				  * pass: their user leaf was in no known
+				  * mapping */
 };
+
+/* Stack records kept at most between two callstack_enc_flush() calls. */
+#define CALLSTACK_DEFER_MAX 4096
 
 /* Resolves the user pc of process tgid: sets f->map (kept valid until the
  * sample is written), f->rel_pc and f->symbol (NULL: unnamed). `leaf`:
@@ -114,6 +120,13 @@ int callstack_enc_note_slice(struct callstack_enc *c, const struct btr_hdr *rec,
  * stack record, or the encoder's negative errno. */
 int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 		      const struct btr_hdr *rec, size_t len);
+
+/* Writes the samples kept since the last call (their user leaf was in no
+ * mapping known when they were read: a mapping record of their process
+ * may have come since, from another CPU's ring), then resolves what it
+ * can. Call at the end of each drain pass, before
+ * callstack_enc_reset(). Returns 0 or the first error. */
+int callstack_enc_flush(struct callstack_enc *c);
 
 /* Starts the interned state anew (perf_samples_reset). */
 void callstack_enc_reset(struct callstack_enc *c);

@@ -326,8 +326,16 @@ static int flush_cpus(struct recorder *r, const uint32_t *cpus, uint32_t n)
 
 	for (i = 0; i < n && !e; i++)
 		e = bundle_enc_flush(r->enc[cpus[i]]);
-	/* Each drain pass starts the stacks' interned state anew, so a ring
+	/* The samples kept for mappings that came later in the pass, then
+	 * each drain pass starts the stacks' interned state anew, so a ring
 	 * that overwrote older chunks leaves the later samples readable. */
+	for (i = 0; r->stacks && i < n && !e; i++) {
+		if (r->ustacks)
+			ustacks_lock(r->ustacks);
+		e = callstack_enc_flush(r->stacks[cpus[i]]);
+		if (r->ustacks)
+			ustacks_unlock(r->ustacks);
+	}
 	for (i = 0; r->stacks && i < n; i++)
 		callstack_enc_reset(r->stacks[cpus[i]]);
 	return e;
@@ -885,7 +893,11 @@ static void log_callstacks(struct recorder *r)
 		sum.user_cut += ss->user_cut;
 		sum.user_cfi_failed += ss->user_cfi_failed;
 		sum.slice_missing += ss->slice_missing;
+		sum.deferred += ss->deferred;
 	}
+	log_debug("user stacks: %llu samples kept to the end of their drain "
+		  "pass for a mapping record read later",
+		  (unsigned long long)sum.deferred);
 	ustacks_log(r->ustacks);
 	if (r->o.quiet)
 		return;
