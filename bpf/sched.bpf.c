@@ -1264,9 +1264,8 @@ BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
  * libraries), at the system call's exit, where interrupts are on: the
  * only place a look-up of it can be made on a PREEMPT_RT kernel, and one
  * that never finds the mmap lock's deferred release busy. Recorded
- * (BTR_REC_VMAS) for a process whose maps the reader has not read since
- * its exec, so that a short-lived process's library frames are placed
- * though it is gone before the reader reads its maps. Loaded with user
+ * (BTR_REC_VMAS), so that a short-lived process's library frames are
+ * placed though it is gone before the reader reads its maps. Loaded with user
  * stacks on 5.17 and later (capture.c). */
 #define X86_NR_MMAP 9
 #define PROT_EXEC 0x4
@@ -1278,9 +1277,10 @@ static __always_inline int do_mmap_exit(__u64 nr, __u64 prot, long ret)
 	if (nr != X86_NR_MMAP || (unsigned long)ret >= (unsigned long)-4095L ||
 	    !(prot & PROT_EXEC))
 		return 0;
+	/* whether or not its maps were read: a reading before this mmap
+	 * lacks it (a process's executable mmaps are few) */
 	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	if (!maps_known(tgid))
-		emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret);
+	emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret);
 	return 0;
 }
 

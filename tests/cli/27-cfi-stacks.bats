@@ -53,8 +53,9 @@ tid() {
 	sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$W/${2:-cfi}.out"
 }
 
-# user_stacks TID RUN: the user part of each sample of thread TID after
-# its process exec'd the workload (before, it is the recorder's child),
+# user_stacks TID RUN: the user part of each sample of thread TID in a
+# system call after its process exec'd the workload (before, it is the
+# recorder's child),
 # leaf first, with " ERROR" after it when the sample has an unwind error.
 user_stacks() {
 	local exec
@@ -65,7 +66,10 @@ user_stacks() {
 			if ($i ~ /^stack=/) s = substr($i, 7)
 			if ($i ~ /^unwind_error=/) e = " " substr($i, 14)
 		}
-		sub(/.*entry_SYSCALL_64_after_hwframe,/, "", s)
+		# system calls only (a page fault, at a thread start say, is
+		# a sleep of another kind)
+		if (!sub(/.*entry_SYSCALL_64_after_hwframe,/, "", s))
+			next
 		print s e
 	}' "$W/$2.txt"
 }
