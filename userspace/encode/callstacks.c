@@ -202,9 +202,12 @@ static bool defer(struct callstack_enc *c, uint32_t cpu,
 	bool sliced = r->flags & BTR_USTACK_SLICE && c->have_slice &&
 		      c->slice->pid == r->pid;
 
-	if (c->flushing || !r->nr_user || !c->ufn ||
-	    c->ndeferred >= CALLSTACK_DEFER_MAX ||
-	    c->ufn(c->uctx, r->tgid, r->ips[r->nr], true, &f) ||
+	/* once one waits, the samples after it wait too: a sequence's
+	 * samples stay in time order (sync and the interned state need it) */
+	if (c->flushing || c->ndeferred >= CALLSTACK_DEFER_MAX ||
+	    (!c->ndeferred &&
+	     (!c->unwind || !r->nr_user || !c->ufn ||
+	      c->ufn(c->uctx, r->tgid, r->ips[r->nr], true, &f))) ||
 	    grow_array((void **)&c->deferred, &c->deferred_cap,
 		       c->ndeferred + 1, sizeof(*c->deferred), 16))
 		return false;
@@ -263,6 +266,12 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 	    r->nr > BTR_STACK_MAX || r->nr_user > BTR_USTACK_MAX ||
 	    len < BTR_STACK_SIZE(r->nr + r->nr_user) || r->pid < 0)
 		return -EINVAL;
+	if (c->ndeferred >= CALLSTACK_DEFER_MAX && !c->flushing) {
+		/* a full queue goes out first, in order */
+		err = callstack_enc_flush(c);
+		if (err)
+			return err;
+	}
 	if (defer(c, cpu, r, len))
 		return 0;
 	skip = first_sched_frame(c, r);

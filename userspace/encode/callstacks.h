@@ -57,7 +57,8 @@ struct callstack_enc_stats {
 				  * there (frame pointers alone) */
 	uint64_t deferred;       /* stacks kept to the end of their drain
 				  * pass: their user leaf was in no known
-				  * mapping */
+				  * mapping, or one before them on their
+				  * CPU was */
 };
 
 /* Stack records kept at most between two callstack_enc_flush() calls. */
