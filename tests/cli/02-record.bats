@@ -210,8 +210,11 @@ check_cpu_order() {
 	[ "${w%,*}" = "$PARENT" ]
 	[ "${w#*,}" -ge $((CHILD_VOL / 2)) ]
 	# names and the process tree
-	[ "$(tp_query "$TMP/trace.pb" "select t.name, p.pid from thread t
-		join process p using (upid) where t.tid = $CHILD")" = "pingpong-child,$CHILD" ]
+	local named
+	named=$(tp_query "$TMP/trace.pb" "select t.name, p.pid from thread t
+		join process p using (upid) where t.tid = $CHILD")
+	echo "child in trace_processor: $named"
+	[ "$named" = "pingpong-child,$CHILD" ]
 	report_equals_tp "$TMP/trace.pb"
 	grep -q "^$PARENT " "$TMP/tp.txt"
 	grep -q "^$CHILD " "$TMP/tp.txt"
