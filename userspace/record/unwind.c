@@ -193,7 +193,8 @@ static bool eval(const Dwarf_Op *ops, size_t n, const struct regs *r,
 enum rule_result { RULE_UNDEFINED, RULE_SAME, RULE_SET, RULE_UNKNOWN };
 
 /* Register reg of the caller of the frame f (cfa its CFA) into *v;
- * *addr: where it was saved, 0 when it was not read from the stack. */
+ * *addr: where it was saved (also when that lies past the slice:
+ * RULE_UNKNOWN then), 0 when it is not on the stack. */
 static enum rule_result rule(Dwarf_Frame *f, unsigned reg,
 			     const struct regs *r, uint64_t cfa,
 			     const struct btr_ustack *u, uint64_t *v,
@@ -246,18 +247,11 @@ static enum unwind_end step(struct walk *w, Dwarf_Frame *f, struct regs *r,
 		 * the chain, the chain goes on from there (within the slice
 		 * the CFI is followed: the chain's frames are right only
 		 * while every function keeps a frame pointer) */
-		Dwarf_Op mem[3], *rops;
-		size_t rn;
-
-		if (dwarf_frame_register(f, ra_reg, mem, &rops, &rn) == 0 &&
-		    rn && eval(rops, rn, r, &cfa, w->u, &addr, &value) &&
-		    !value) {
-			for (i = 0; i < w->nchain; i++)
-				if (w->chain[i] + 8 == addr) {
-					*join = (int)i;
-					return UNWIND_JOINED;
-				}
-		}
+		for (i = 0; addr && i < w->nchain; i++)
+			if (w->chain[i] + 8 == addr) {
+				*join = (int)i;
+				return UNWIND_JOINED;
+			}
 		return UNWIND_CUT;
 	}
 	for (i = 0; i < sizeof(saved) / sizeof(saved[0]); i++) {
