@@ -16,5 +16,6 @@ int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 
 #endif

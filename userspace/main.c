@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats },
 	{ "sync", cmd_sync },
 	{ "report", cmd_report },
+	{ "trigger", cmd_trigger },
 };
 
 int main(int argc, char **argv)

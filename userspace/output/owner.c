@@ -14,14 +14,24 @@ int owner_is_invoking_user(unsigned uid)
 	       sudo_uid == uid;
 }
 
+int owner_invoking_ids(unsigned *uid, unsigned *gid)
+{
+	uint64_t u, g;
+
+	if (geteuid() != 0 ||
+	    parse_u64(getenv("SUDO_UID"), 0, (uid_t)-1 - 1, &u) ||
+	    parse_u64(getenv("SUDO_GID"), 0, (gid_t)-1 - 1, &g))
+		return -1;
+	*uid = (unsigned)u;
+	*gid = (unsigned)g;
+	return 0;
+}
+
 int owner_give_to_invoking_user(int fd)
 {
-	uint64_t uid, gid;
+	unsigned uid, gid;
 
-	if (geteuid() != 0)
-		return 0;
-	if (parse_u64(getenv("SUDO_UID"), 0, (uid_t)-1 - 1, &uid) ||
-	    parse_u64(getenv("SUDO_GID"), 0, (gid_t)-1 - 1, &gid))
+	if (owner_invoking_ids(&uid, &gid))
 		return 0;
 	return fchown(fd, (uid_t)uid, (gid_t)gid);
 }

@@ -11,6 +11,8 @@
 #include "util/parse.h"
 #include "buffer/central.h"
 #include "record.h"
+#include "trigger/limit.h"
+#include "trigger/socket.h"
 
 const char *argp_program_version = "bpftrace-rec " BTR_VERSION;
 const char *argp_program_bug_address = NULL;
@@ -34,6 +36,13 @@ enum {
 	OPT_KSTACK_CHECK,
 	OPT_STACK_SLICE,
 	OPT_FALLBACK,
+	OPT_TRIGGER,
+	OPT_TRIGGER_MODE,
+	OPT_TRIGGER_DELAY,
+	OPT_TRIGGER_MAX,
+	OPT_TRIGGER_DISK,
+	OPT_TRIGGER_SOCKET,
+	OPT_TRIGGER_ALLOW,
 };
 
 static const char doc[] =
@@ -41,7 +50,8 @@ static const char doc[] =
 	"\n"
 	"Commands: record (default), dump FILE [--json], stats FILE [--json],\n"
 	"sync -o OUT IN... (one timeline from several traces), report FILE\n"
-	"(who ran, who waited and why, in the terminal).\n"
+	"(who ran, who waited and why, in the terminal), trigger NAME (to a\n"
+	"recorder with --trigger name:NAME).\n"
 	"\n"
 	"Examples:\n"
 	"  sudo bpftrace-rec -o trace.pb                 until Ctrl-C\n"
@@ -52,6 +62,9 @@ static const char doc[] =
 	"  sudo bpftrace-rec --callstacks                call stacks of sleeps\n"
 	"  sudo bpftrace-rec -b 256M -o fr.pb &          flight recorder: kill -USR1\n"
 	"                                                writes fr.1.pb, fr.2.pb...\n"
+	"  sudo bpftrace-rec --trigger 'latency>20ms' -o fr.pb\n"
+	"                                                keeps each 20 ms run delay\n"
+	"                                                by itself: fr.1.pb, ...\n"
 	"  bpftrace-rec stats trace.pb                   what was lost, where\n"
 	"  bpftrace-rec dump trace.pb | head             read it back\n"
 	"  bpftrace-rec report trace.pb                  CPU time, waits, wakers\n"
@@ -83,6 +96,13 @@ static const struct argp_option options[] = {
 	{ "file-write-period", OPT_FILE_WRITE_PERIOD, "TIME", 0, "With --stream: write every TIME (default 2.5s)", 0 },
 	{ "flush-period", OPT_FLUSH_PERIOD, "TIME", 0, "Commit partly filled buffer chunks every TIME (default: at each file write)", 0 },
 	{ "max-file-size", OPT_MAX_FILE_SIZE, "SIZE", 0, "Stop recording when the file reaches SIZE", 0 },
+	{ "trigger", OPT_TRIGGER, "SPEC", 0, "Act when SPEC holds (repeatable): latency>TIME (a thread runnable that long before it ran), blocked>TIME (an S or D sleep that long, to its waking), D>TIME (D sleeps only), runqueue>N (a CPU with more than N threads waiting), each narrowed by comm=NAME, pid=N or cgroup=PATH after a comma; or name:NAME, sent by `bpftrace-rec trigger NAME`. Each writes a Trigger packet and marks the thread and time in the trace", 0 },
+	{ "trigger-mode", OPT_TRIGGER_MODE, "snapshot|stop", 0, "What a trigger does after --trigger-delay: write the buffer into the next OUTPUT.N.pb and go on recording (snapshot, default), or write OUTPUT and exit (stop)", 0 },
+	{ "trigger-delay", OPT_TRIGGER_DELAY, "TIME", 0, "Keep recording TIME after a trigger before acting, so the aftermath is kept too (default 1s)", 0 },
+	{ "trigger-max", OPT_TRIGGER_MAX, "N/TIME", 0, "Act on at most N triggers in any TIME (default 10/1h); the others are counted as suppressed", 0 },
+	{ "trigger-disk", OPT_TRIGGER_DISK, "SIZE", 0, "Snapshot files kept at most, the oldest removed first (default 1G; 0: no limit)", 0 },
+	{ "trigger-socket", OPT_TRIGGER_SOCKET, "PATH", 0, "Where name: triggers are received (default " TRIG_SOCKET_DEFAULT ")", 0 },
+	{ "trigger-allow", OPT_TRIGGER_ALLOW, "LIST", 0, "Users (and @groups) besides root and the trace's owner who may send name: triggers", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "More messages, libbpf's included", 0 },
 	{ 0 },
@@ -220,6 +240,55 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		    o->max_file_size < 4096)
 			return bad_value(st, "maximum file size (at least 4K)", arg);
 		break;
+	case OPT_TRIGGER: {
+		char err[256];
+
+		if (o->ntriggers == TRIG_MAX) {
+			argp_error(st, "more than %d --trigger options", TRIG_MAX);
+			return EINVAL;
+		}
+		if (trig_spec_parse(arg, &o->triggers[o->ntriggers], err,
+				    sizeof(err))) {
+			argp_error(st, "invalid --trigger '%s': %s", arg, err);
+			return EINVAL;
+		}
+		o->ntriggers++;
+		break;
+	}
+	case OPT_TRIGGER_MODE:
+		if (strcmp(arg, "snapshot") && strcmp(arg, "stop"))
+			return bad_value(st, "trigger mode (snapshot or stop)", arg);
+		o->trigger_stop = !strcmp(arg, "stop");
+		o->trigger_set = true;
+		break;
+	case OPT_TRIGGER_DELAY:
+		if (parse_duration_ns(arg, &o->trigger_delay_ns) ||
+		    o->trigger_delay_ns > 3600000000000ull)
+			return bad_value(st, "trigger delay (0 to 1h)", arg);
+		o->trigger_set = true;
+		break;
+	case OPT_TRIGGER_MAX:
+		if (trig_rate_parse(arg, &o->trigger_max, &o->trigger_window_ns))
+			return bad_value(st, "trigger limit (N/TIME, e.g. 10/1h)", arg);
+		o->trigger_set = true;
+		break;
+	case OPT_TRIGGER_DISK:
+		if (parse_size(arg, &o->trigger_disk))
+			return bad_value(st, "trigger disk budget", arg);
+		o->trigger_set = true;
+		break;
+	case OPT_TRIGGER_SOCKET:
+		if (!*arg)
+			return bad_value(st, "trigger socket", arg);
+		o->trigger_socket = arg;
+		o->trigger_set = true;
+		break;
+	case OPT_TRIGGER_ALLOW:
+		if (!*arg)
+			return bad_value(st, "trigger allow list", arg);
+		o->trigger_allow = arg;
+		o->trigger_set = true;
+		break;
 	case 'q':
 		o->quiet = true;
 		break;
@@ -251,6 +320,11 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	o->fill_policy = FILL_RING;
 	o->clear_period_ns = 5000000000ull;
 	o->blocked_mode = BTR_BLOCKED_D;
+	o->trigger_delay_ns = 1000000000ull;
+	o->trigger_max = 10;
+	o->trigger_window_ns = 3600000000000ull;
+	o->trigger_disk = 1ull << 30;
+	o->trigger_socket = TRIG_SOCKET_DEFAULT;
 	*done = false;
 	env = getenv("BTR_FALLBACK");
 	if (env && kfeatures_parse_fallback(env, o->fallback, &bad, &badlen)) {
@@ -279,6 +353,11 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 	}
 	if (!o->stream && (o->file_write_period_ns || o->max_file_size)) {
 		log_error("--file-write-period and --max-file-size need --stream");
+		*done = true;
+		return EXIT_USAGE;
+	}
+	if (o->trigger_set && !o->ntriggers) {
+		log_error("the --trigger-* options need --trigger");
 		*done = true;
 		return EXIT_USAGE;
 	}

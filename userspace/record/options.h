@@ -7,6 +7,7 @@
 
 #include "record.h"
 #include "record/kfeatures.h"
+#include "trigger/spec.h"
 
 struct record_opts {
 	const char *output;        /* -o; "-" for stdout */
@@ -32,6 +33,17 @@ struct record_opts {
 				    * copied at each sleep (0: frame
 				    * pointers alone) */
 	bool kstack_check;         /* --kstack-check (hidden): a test hook */
+	/* --trigger and its options (trigger/spec.h) */
+	struct trig_spec triggers[TRIG_MAX];
+	uint32_t ntriggers;
+	bool trigger_stop;          /* --trigger-mode stop */
+	uint64_t trigger_delay_ns;  /* --trigger-delay */
+	uint32_t trigger_max;       /* --trigger-max N/TIME: N (0: none) */
+	uint64_t trigger_window_ns; /* and TIME */
+	uint64_t trigger_disk;      /* --trigger-disk (0: no budget) */
+	const char *trigger_socket; /* --trigger-socket */
+	const char *trigger_allow;  /* --trigger-allow, or NULL */
+	bool trigger_set;           /* some --trigger-* option given */
 	bool quiet, verbose;
 	char **command;            /* after "--", NULL-terminated, or NULL */
 };

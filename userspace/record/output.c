@@ -107,7 +107,11 @@ int output_snapshot(struct trace_output *t)
 		log_error("snapshot %s: %s (the incomplete file is removed; "
 			  "recording goes on)", path, strerror(-e));
 	} else {
-		log_info("snapshot written to %s", path);
+		log_event("snapshot written to %s", path);
+		free(t->last_snapshot);
+		t->last_snapshot = path;
+		t->last_snapshot_bytes = file_writer_bytes(&f);
+		return 0;
 	}
 	free(path);
 	return e;
@@ -117,6 +121,8 @@ int output_close(struct trace_output *t)
 {
 	int e = file_writer_close(&t->file);
 
+	free(t->last_snapshot);
+	t->last_snapshot = NULL;
 	central_free(t->buf);
 	mem_sink_free(&t->header);
 	t->buf = NULL;
@@ -126,6 +132,8 @@ int output_close(struct trace_output *t)
 void output_discard(struct trace_output *t)
 {
 	file_writer_discard(&t->file);
+	free(t->last_snapshot);
+	t->last_snapshot = NULL;
 	central_free(t->buf);
 	mem_sink_free(&t->header);
 	t->buf = NULL;

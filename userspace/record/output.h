@@ -25,6 +25,8 @@ struct trace_output {
 	struct central *buf;
 	bool header_written;
 	unsigned snapshots;
+	char *last_snapshot;  /* the path of the last one written, or NULL */
+	uint64_t last_snapshot_bytes;
 	trailer_fn trailer;
 	void *trailer_ctx;
 };

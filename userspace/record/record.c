@@ -22,6 +22,7 @@
 #include "encode/bundle.h"
 #include "encode/callstacks.h"
 #include "encode/packet.h"
+#include "encode/trigger.h"
 #include "record/capture.h"
 #include "record/child.h"
 #include "record/clocks.h"
@@ -36,6 +37,7 @@
 #include "record/service.h"
 #include "record/status.h"
 #include "record/tidbatch.h"
+#include "record/triggers.h"
 #include "record/ustacks.h"
 #include "util/log.h"
 
@@ -108,6 +110,8 @@ struct recorder {
 	struct bundle_enc_stats *pub; /* per CPU: counts at the last pass */
 	uint64_t *pub_stack_records;
 	int write_wanted; /* atomic: the buffer is under pressure */
+	struct rec_triggers *trig; /* --trigger, else NULL */
+	bool trigger_stop;         /* a trigger ended the recording */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -228,6 +232,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
+	if (r->trig)
+		rec_triggers_record(r->trig, cpu, h, len);
 	note_tids(&rc->tids, h);
 	if (r->ustacks && (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT ||
 			   h->type == BTR_REC_FORK))
@@ -526,6 +532,12 @@ static int setup(struct recorder *r)
 	kfeatures_log(&r->kf, capture_uses_raw_tp(r->cap), r->o.callstacks,
 		      record_opts_kstacks(&r->o));
 	r->ncpus = capture_ncpus(r->cap);
+	if (r->o.ntriggers &&
+	    !(r->trig = rec_triggers_new(&r->o, r->ncpus, r->nreaders > 1,
+					 r->data, err, sizeof(err)))) {
+		log_error("%s", err);
+		return -EINVAL;
+	}
 	if (hotplug_init(&r->hotplug, &r->plan))
 		return -ENOMEM;
 	r->enc = calloc(r->ncpus, sizeof(*r->enc));
@@ -720,6 +732,8 @@ static bool should_stop(struct recorder *r, uint64_t now, uint64_t t0)
 		return true;
 	if (r->o.duration_ns && now - t0 >= r->o.duration_ns)
 		return true;
+	if (r->trigger_stop)
+		return true;
 	return r->o.command && child_poll(&r->child);
 }
 
@@ -730,6 +744,23 @@ static bool due(uint64_t now, uint64_t *next, uint64_t period)
 		return false;
 	*next = now + period;
 	return true;
+}
+
+/* The buffer as it is now into the next OUTPUT.N (SIGUSR1 or a trigger);
+ * a failure to write it is reported, not fatal. */
+static int write_snapshot(struct recorder *r)
+{
+	int e = readers_sync(r->readers);
+
+	if (!e)
+		e = take_handoff(r);
+	if (e)
+		return e;
+	e = output_snapshot(&r->out);
+	if (r->trig)
+		rec_triggers_snapshot_written(r->trig, e ? NULL : r->out.last_snapshot,
+					      r->out.last_snapshot_bytes);
+	return 0;
 }
 
 static int periodic_work(struct recorder *r, uint64_t now, uint64_t *next)
@@ -759,11 +790,19 @@ static int periodic_work(struct recorder *r, uint64_t now, uint64_t *next)
 		e = r->out.file.err; /* from a write under buffer pressure */
 	if (!e && snapshot_requests) {
 		snapshot_requests = 0;
-		e = readers_sync(r->readers);
-		if (!e)
-			e = take_handoff(r);
-		if (!e)
-			output_snapshot(&r->out); /* a failure is reported, not fatal */
+		e = write_snapshot(r);
+	}
+	if (!e && r->trig) {
+		switch (rec_triggers_tick(r->trig, now)) {
+		case TRIG_SNAPSHOT:
+			e = write_snapshot(r);
+			break;
+		case TRIG_STOP:
+			r->trigger_stop = true;
+			break;
+		case TRIG_NONE:
+			break;
+		}
 	}
 	return e;
 }
@@ -815,9 +854,10 @@ static int run_loop(struct recorder *r)
 	return e < 0 ? e : 0;
 }
 
-static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, uint32_t *n)
+static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, bool triggers,
+			      uint32_t *n)
 {
-	uint32_t *ids = calloc(2 * ncpus + 3, sizeof(*ids)), i;
+	uint32_t *ids = calloc(2 * ncpus + 4, sizeof(*ids)), i;
 
 	if (!ids)
 		return NULL;
@@ -829,6 +869,8 @@ static uint32_t *sequence_ids(uint32_t ncpus, bool stacks, uint32_t *n)
 	*n = ncpus + 3;
 	for (i = 0; stacks && i < ncpus; i++)
 		ids[(*n)++] = SEQ_FTRACE_BASE + ncpus + i;
+	if (triggers)
+		ids[(*n)++] = SEQ_TRIGGERS;
 	return ids;
 }
 
@@ -839,7 +881,8 @@ static int write_trailer(void *ctx, struct packet_sink *to, bool snapshot)
 {
 	struct recorder *r = ctx;
 	struct btr_cpu_acct *acct = calloc(r->ncpus, sizeof(*acct));
-	uint32_t nseq = 0, *seqs = sequence_ids(r->ncpus, r->stacks != NULL, &nseq);
+	uint32_t nseq = 0, *seqs = sequence_ids(r->ncpus, r->stacks != NULL,
+					r->trig != NULL, &nseq);
 	struct central_stats cs;
 	uint32_t cpu;
 	int e = -ENOMEM;
@@ -859,6 +902,8 @@ static int write_trailer(void *ctx, struct packet_sink *to, bool snapshot)
 					      r->read_events, r->ncpus);
 	if (!e)
 		e = service_emit_trace_stats(to, seqs, nseq, &cs);
+	if (!e && r->trig)
+		e = rec_triggers_trailer(r->trig, to, SEQ_SERVICE, snapshot);
 	/* The names of the user frames so far; the final write has them in
 	 * the buffer. */
 	if (!e && snapshot && r->ustacks)
@@ -1025,6 +1070,8 @@ static void report_accounting(struct recorder *r)
 			  (unsigned long long)hits, (unsigned long long)misses,
 			  (unsigned long long)wrong);
 	log_recursion_misses(r);
+	if (r->trig)
+		rec_triggers_log(r->trig);
 	if (r->hotplug.grown || r->hotplug.refused_n) {
 		uint64_t failed, grown = rings_grown(capture_rings(r->cap), &failed);
 
@@ -1078,6 +1125,8 @@ static void cleanup(struct recorder *r)
 
 	readers_free(r->readers); /* the threads end first */
 	r->readers = NULL;
+	rec_triggers_free(r->trig);
+	r->trig = NULL;
 	for (k = 0; r->rctx && k < r->nreaders; k++)
 		tidbatch_free(&r->rctx[k].tids);
 	free(r->rctx);

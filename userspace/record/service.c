@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "encode/packet.h"
+#include "encode/trigger.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 
@@ -119,6 +120,7 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 	Perfetto__Protos__TraceConfig__BufferConfig *bufp = &buf;
 	Perfetto__Protos__TraceConfig__IncrementalStateConfig inc =
 		PERFETTO__PROTOS__TRACE_CONFIG__INCREMENTAL_STATE_CONFIG__INIT;
+	struct trigger_config_echo trig;
 	int i;
 
 	for (i = 0; i < 3; i++) {
@@ -177,6 +179,12 @@ int service_emit_config(struct packet_sink *s, const struct record_opts *o)
 		cfg.has_duration_ms = 1;
 		cfg.duration_ms = (uint32_t)(o->duration_ns / 1000000ull);
 	}
+	if (o->ntriggers)
+		cfg.trigger_config = trigger_config_fill(&trig, o->triggers,
+							 o->ntriggers,
+							 o->trigger_stop,
+							 o->trigger_delay_ns,
+							 o->duration_ns);
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_CONFIG;
 	p.trace_config = &cfg;
 	return emit(s, &p);

@@ -30,6 +30,7 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 LOG_FN(log_error, -1, "error: ")
 LOG_FN(log_warn, 0, "warning: ")
 LOG_FN(log_info, 0, "")
+LOG_FN(log_event, -1, "")
 LOG_FN(log_debug, 1, "debug: ")
 
 char *msg_vat(char *buf, size_t size, const char *name, uint64_t off,

@@ -14,6 +14,8 @@ extern int log_verbosity; /* -1 quiet, 0 normal, 1 verbose */
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An event worth a line even with --quiet (a trigger in the journal). */
+void log_event(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "NAME: offset N: " and the formatted rest into buf (cut to fit): the one

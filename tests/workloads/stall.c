@@ -1,0 +1,161 @@
+/* Workload of the rare stall a trigger is for, among thousands of short
+ * waits. Built as distributions build (-O2, no frame pointers), calling
+ * libc as programs do.
+ *
+ *   stall run CPU MS    a thread ("sleeper") that sleeps 1 ms in
+ *                       nanosleep() over and over, pinned to CPU beside a
+ *                       CPU hog ("hog"): short runnable waits; halfway the
+ *                       hog turns SCHED_FIFO for MS and spins, so that the
+ *                       sleeper waits runnable that long once
+ *   stall dwait MS      a thread ("fsyncer") that writes and fsync()s a
+ *                       file in the current folder over and over (short D
+ *                       sleeps), and once a vfork() whose child sleeps MS:
+ *                       the parent ("dwaiter") sleeps in D that long
+ *
+ * Prints when done: stall tid=TID from=NS to=NS (the thread that waited,
+ * and CLOCK_BOOTTIME around the stall). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WARMUP_MS 1500
+#define AFTER_MS 1500
+
+static volatile int done;
+static int cpu, stall_ms;
+static pid_t waiter_tid;
+static unsigned long long from_ns, to_ns;
+
+static unsigned long long boottime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	       (unsigned long long)ts.tv_nsec;
+}
+
+static void pin(const char *name)
+{
+	cpu_set_t set;
+
+	prctl(PR_SET_NAME, name);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
+
+static void spin_until(unsigned long long end)
+{
+	while (boottime() < end && !done)
+		;
+}
+
+static void *sleeper(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	(void)arg;
+	pin("sleeper");
+	waiter_tid = gettid();
+	while (!done)
+		nanosleep(&ms, NULL);
+	return NULL;
+}
+
+static void *hog(void *arg)
+{
+	struct sched_param fifo = { .sched_priority = 10 }, other = { 0 };
+
+	(void)arg;
+	pin("hog");
+	spin_until(boottime() + WARMUP_MS * 1000000ull);
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+		perror("sched_setscheduler");
+	from_ns = boottime();
+	spin_until(from_ns + (unsigned long long)stall_ms * 1000000ull);
+	to_ns = boottime();
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	spin_until(boottime() + AFTER_MS * 1000000ull);
+	done = 1;
+	return NULL;
+}
+
+static void *fsyncer(void *arg)
+{
+	char buf[4096];
+	int fd = open("stall.data", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	(void)arg;
+	prctl(PR_SET_NAME, "fsyncer");
+	memset(buf, 'x', sizeof(buf));
+	while (fd >= 0 && !done) {
+		if (write(fd, buf, sizeof(buf)) < 0 || fsync(fd))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink("stall.data");
+	return NULL;
+}
+
+/* The parent of a vfork() waits in D (killable) until the child exits. */
+static void dwait(void)
+{
+	struct timespec t = { stall_ms / 1000, (stall_ms % 1000) * 1000000L };
+	struct timespec warm = { WARMUP_MS / 1000, (WARMUP_MS % 1000) * 1000000L };
+	pid_t child;
+
+	prctl(PR_SET_NAME, "dwaiter");
+	nanosleep(&warm, NULL);
+	waiter_tid = gettid();
+	from_ns = boottime();
+	child = vfork();
+	if (child == 0) {
+		nanosleep(&t, NULL);
+		_exit(0);
+	}
+	to_ns = boottime();
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	nanosleep(&warm, NULL);
+	done = 1;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t a, b;
+
+	if (argc != 4 && argc != 3) {
+		fprintf(stderr, "usage: stall run CPU MS | stall dwait MS\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "run") && argc == 4) {
+		cpu = atoi(argv[2]);
+		stall_ms = atoi(argv[3]);
+		pthread_create(&a, NULL, sleeper, NULL);
+		pthread_create(&b, NULL, hog, NULL);
+		pthread_join(b, NULL);
+		pthread_join(a, NULL);
+	} else if (!strcmp(argv[1], "dwait") && argc == 3) {
+		stall_ms = atoi(argv[2]);
+		pthread_create(&a, NULL, fsyncer, NULL);
+		dwait();
+		pthread_join(a, NULL);
+	} else {
+		fprintf(stderr, "usage: stall run CPU MS | stall dwait MS\n");
+		return 2;
+	}
+	printf("stall tid=%d from=%llu to=%llu\n", (int)waiter_tid, from_ns,
+	       to_ns);
+	return 0;
+}

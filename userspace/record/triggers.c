@@ -1,0 +1,342 @@
+/* Triggers in a recording (triggers.h). */
+#include "record/triggers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode/packet.h"
+#include "encode/trigger.h"
+#include "trigger/limit.h"
+#include "trigger/socket.h"
+#include "trigger/watch.h"
+#include "util/log.h"
+
+#define HITS_PER_TAKE 32
+#define SUPPRESSED_LOG_NS 10000000000ull /* a line at most every 10 s */
+#define PRODUCER "bpftrace-rec"
+
+struct rec_triggers {
+	const struct record_opts *o;
+	struct packet_sink *data;
+	struct trig_watch *watch;   /* NULL: named triggers only */
+	struct trig_server *server; /* NULL: no named trigger */
+	struct trig_rate rate;
+	struct trig_files files;
+	uint64_t now;
+	/* the action a trigger asked for, once due */
+	bool pending, stopping;
+	uint64_t due;
+	/* the trigger of the snapshot being written, for its trailer */
+	bool acting;
+	uint32_t pending_spec, acting_spec;
+	uint64_t pending_ts, acting_ts;
+	/* counts */
+	uint64_t fired, suppressed, refused, joined, filtered;
+	uint64_t suppressed_logged, last_suppressed_log;
+};
+
+struct rec_triggers *rec_triggers_new(const struct record_opts *o,
+				      uint32_t ncpus, bool threaded,
+				      struct packet_sink *data, char *err,
+				      size_t errlen)
+{
+	struct rec_triggers *t = calloc(1, sizeof(*t));
+	bool named = false, watched = false;
+	uint32_t i;
+
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->o = o;
+	t->data = data;
+	t->files.budget = o->trigger_disk;
+	for (i = 0; i < o->ntriggers; i++) {
+		named |= o->triggers[i].kind == TRIG_NAMED;
+		watched |= o->triggers[i].kind != TRIG_NAMED;
+	}
+	if (trig_rate_init(&t->rate, o->trigger_max, o->trigger_window_ns) ||
+	    (watched && !(t->watch = trig_watch_new(o->triggers, o->ntriggers,
+						     ncpus, threaded)))) {
+		snprintf(err, errlen, "out of memory");
+		rec_triggers_free(t);
+		return NULL;
+	}
+	if (named && !(t->server = trig_server_open(o->trigger_socket,
+						    o->trigger_allow, err,
+						    errlen))) {
+		rec_triggers_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void rec_triggers_free(struct rec_triggers *t)
+{
+	if (!t)
+		return;
+	trig_watch_free(t->watch);
+	trig_server_close(t->server);
+	trig_rate_free(&t->rate);
+	trig_files_free(&t->files);
+	free(t);
+}
+
+void rec_triggers_record(struct rec_triggers *t, uint32_t cpu,
+			 const void *rec, size_t len)
+{
+	if (t->watch)
+		trig_watch_record(t->watch, cpu, rec, len);
+}
+
+/* A line of /proc/TID/FILE that starts with key, its rest in out. */
+static bool proc_line(int32_t tid, const char *file, const char *key,
+		      char *out, size_t n)
+{
+	char path[64], line[512];
+	size_t kl = strlen(key);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, kl))
+			continue;
+		snprintf(out, n, "%s", line + kl + strspn(line + kl, " \t"));
+		out[strcspn(out, "\n")] = 0;
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static int32_t tgid_of(int32_t tid)
+{
+	char v[32];
+
+	return proc_line(tid, "status", "Tgid:", v, sizeof(v)) ? atoi(v) : 0;
+}
+
+/* The filters of s that /proc answers: pid= (the thread or its process)
+ * and cgroup= (its cgroup v2 path). A thread gone fails them. */
+static bool proc_filters_pass(const struct trig_spec *s, int32_t tid,
+			      int32_t tgid)
+{
+	char cg[512];
+
+	if (s->pid && s->pid != tid && s->pid != tgid)
+		return false;
+	if (s->cgroup[0] && (!proc_line(tid, "cgroup", "0::", cg, sizeof(cg)) ||
+			     !trig_cgroup_matches(s->cgroup, cg)))
+		return false;
+	return true;
+}
+
+static const char *verb(bool stop)
+{
+	return stop ? "the recording stops" : "a snapshot is written";
+}
+
+/* Whether a trigger may act now: it joins an action already due, or the
+ * rate limit lets it start one. */
+static bool admit(struct rec_triggers *t, uint32_t spec, bool *joined)
+{
+	const struct trig_spec *s = &t->o->triggers[spec];
+
+	*joined = t->pending;
+	if (t->pending)
+		return true;
+	if (trig_rate_allow(&t->rate, t->now)) {
+		t->pending = true;
+		t->due = t->now + t->o->trigger_delay_ns;
+		t->pending_spec = spec;
+		t->pending_ts = t->now;
+		return true;
+	}
+	t->suppressed++;
+	if (!t->last_suppressed_log ||
+	    t->now - t->last_suppressed_log >= SUPPRESSED_LOG_NS) {
+		log_event("trigger %s suppressed by --trigger-max %u/%.0fs "
+			  "(%llu suppressed in all)", s->text, t->o->trigger_max,
+			  (double)t->o->trigger_window_ns / 1e9,
+			  (unsigned long long)t->suppressed);
+		t->last_suppressed_log = t->now;
+	}
+	return false;
+}
+
+static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
+{
+	const struct trig_spec *s = &t->o->triggers[h->spec];
+	int32_t tgid = tgid_of(h->tid);
+	char title[TRIG_TEXT_MAX + 64], what[96];
+	bool joined;
+	struct trigger_mark m = {
+		.pid = tgid ? tgid : h->tid, .tid = h->tid, .comm = h->comm,
+		.start = h->start, .end = h->end, .title = title,
+		.condition = s->text, .cpu = h->cpu, .value = (int64_t)h->value,
+		.value_name = s->kind == TRIG_RUNQUEUE ? "threads" : "ns",
+	};
+
+	if (trig_spec_needs_proc(s) && !proc_filters_pass(s, h->tid, tgid)) {
+		t->filtered++;
+		return;
+	}
+	if (s->kind == TRIG_RUNQUEUE)
+		snprintf(what, sizeof(what), "%llu threads waiting on CPU %u",
+			 (unsigned long long)h->value, h->cpu);
+	else
+		snprintf(what, sizeof(what), "%s %.3f ms",
+			 s->kind == TRIG_LATENCY ? "runnable"
+			 : h->state == 'D'	  ? "blocked (D)"
+						  : "blocked (S)",
+			 (double)h->value / 1e6);
+	snprintf(title, sizeof(title), "%s: %s", s->text, what);
+	if (!admit(t, h->spec, &joined))
+		return;
+	t->fired++;
+	t->joined += joined;
+	if (trigger_emit(t->data, SEQ_SERVICE_RING, t->now, s->text, PRODUCER, 0,
+			 false) ||
+	    trigger_emit_mark(t->data, &m))
+		log_debug("trigger %s: its packets were not written", s->text);
+	log_event("trigger %s fired: tid %d (%.16s, pid %d) %s, at %.6f s to "
+		  "%.6f s; %s%s", s->text, (int)h->tid, h->comm, (int)m.pid,
+		  what, (double)h->start / 1e9, (double)h->end / 1e9,
+		  joined ? "it joins the pending action: " : "",
+		  verb(t->o->trigger_stop));
+}
+
+/* A named trigger from the socket: NULL to take it, else why not. */
+static const char *on_named(void *ctx, const char *name, uid_t uid, pid_t pid)
+{
+	struct rec_triggers *t = ctx;
+	char comm[32] = "", producer[64];
+	uint32_t i;
+	bool joined;
+
+	for (i = 0; i < t->o->ntriggers; i++)
+		if (t->o->triggers[i].kind == TRIG_NAMED &&
+		    !strcmp(t->o->triggers[i].name, name))
+			break;
+	if (i == t->o->ntriggers)
+		return "this recorder has no --trigger name:NAME of that name";
+	if (t->stopping)
+		return "the recording is stopping";
+	if (!admit(t, i, &joined))
+		return "suppressed by --trigger-max";
+	proc_line(pid, "status", "Name:", comm, sizeof(comm));
+	snprintf(producer, sizeof(producer), "%s (pid %d)", comm, (int)pid);
+	t->fired++;
+	t->joined += joined;
+	if (trigger_emit(t->data, SEQ_SERVICE_RING, t->now,
+			 t->o->triggers[i].text, producer, (int32_t)uid, false))
+		log_debug("trigger %s: its packet was not written", name);
+	log_event("trigger %s fired: sent by %s, uid %u; %s%s",
+		  t->o->triggers[i].text, producer, (unsigned)uid,
+		  joined ? "it joins the pending action: " : "",
+		  verb(t->o->trigger_stop));
+	return NULL;
+}
+
+enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
+{
+	struct trig_hit hits[HITS_PER_TAKE];
+	uint64_t overflow = 0;
+	size_t n, i;
+
+	t->now = now;
+	if (t->server)
+		t->refused += trig_server_poll(t->server, on_named, t);
+	while (t->watch && !t->stopping &&
+	       (n = trig_watch_take(t->watch, hits, HITS_PER_TAKE, &overflow)))
+		for (i = 0; i < n; i++)
+			fire_hit(t, &hits[i]);
+	if (overflow) {
+		/* more than the queue holds between two turns: a storm the
+		 * rate limit would have stopped anyway */
+		t->suppressed += overflow;
+		log_debug("%llu trigger conditions beyond the queue",
+			  (unsigned long long)overflow);
+	}
+	if (!t->pending || now < t->due || t->stopping)
+		return TRIG_NONE;
+	t->pending = false;
+	t->acting = true;
+	t->acting_spec = t->pending_spec;
+	t->acting_ts = t->pending_ts;
+	if (t->o->trigger_stop) {
+		t->stopping = true;
+		return TRIG_STOP;
+	}
+	return TRIG_SNAPSHOT;
+}
+
+void rec_triggers_snapshot_written(struct rec_triggers *t, const char *path,
+				   uint64_t bytes)
+{
+	t->acting = false;
+	if (path && trig_files_add(&t->files, path, bytes))
+		log_warn("out of memory: snapshot %s is out of --trigger-disk's "
+			 "account", path);
+}
+
+static int emit_counts(struct rec_triggers *t, struct packet_sink *to,
+		       uint32_t seq)
+{
+	static const char *const keys[] = {
+		"bpftrace_rec.triggers_fired",
+		"bpftrace_rec.triggers_suppressed",
+		"bpftrace_rec.triggers_refused",
+		"bpftrace_rec.trigger_snapshots_removed",
+	};
+	uint64_t v[] = { t->fired, t->suppressed, t->refused, t->files.removed };
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
+	Perfetto__Protos__TraceAttributes__Attribute a[4], *ap[4];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		perfetto__protos__trace_attributes__attribute__init(&a[i]);
+		a[i].key = (char *)keys[i];
+		a[i].value_case =
+			PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE;
+		a[i].long_value = (int64_t)v[i];
+		ap[i] = &a[i];
+	}
+	ta.n_attribute = 4;
+	ta.attribute = ap;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
+	p.trace_attributes = &ta;
+	return packet_emit(to, seq, &p);
+}
+
+int rec_triggers_trailer(struct rec_triggers *t, struct packet_sink *to,
+			 uint32_t seq, bool snapshot)
+{
+	int e = emit_counts(t, to, seq);
+
+	if (!e && snapshot && t->acting)
+		e = trigger_emit(to, seq, t->acting_ts,
+				 t->o->triggers[t->acting_spec].text, PRODUCER,
+				 0, true);
+	return e;
+}
+
+void rec_triggers_log(const struct rec_triggers *t)
+{
+	log_event("triggers: %llu fired (%llu joined an action already due), "
+		  "%llu suppressed by --trigger-max, %llu refused to their "
+		  "sender, %llu snapshots removed for --trigger-disk",
+		  (unsigned long long)t->fired, (unsigned long long)t->joined,
+		  (unsigned long long)t->suppressed,
+		  (unsigned long long)t->refused,
+		  (unsigned long long)t->files.removed);
+	if (t->filtered)
+		log_debug("%llu trigger conditions held for threads their "
+			  "pid= or cgroup= left out",
+			  (unsigned long long)t->filtered);
+}

@@ -1,0 +1,105 @@
+/* Rate limit and disk budget of triggers (limit.h). */
+#include "trigger/limit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "util/parse.h"
+
+int trig_rate_parse(const char *s, uint32_t *max, uint64_t *window)
+{
+	const char *slash = strchr(s, '/');
+	char num[16];
+	uint64_t n;
+
+	if (!slash || slash == s || (size_t)(slash - s) >= sizeof(num))
+		return -1;
+	memcpy(num, s, (size_t)(slash - s));
+	num[slash - s] = 0;
+	if (parse_u64(num, 1, 1000000, &n) ||
+	    parse_duration_ns(slash + 1, window) || !*window)
+		return -1;
+	*max = (uint32_t)n;
+	return 0;
+}
+
+int trig_rate_init(struct trig_rate *r, uint32_t max, uint64_t window)
+{
+	memset(r, 0, sizeof(*r));
+	r->max = max;
+	r->window = window;
+	if (!max)
+		return 0;
+	r->times = calloc(max, sizeof(*r->times));
+	return r->times ? 0 : -ENOMEM;
+}
+
+void trig_rate_free(struct trig_rate *r)
+{
+	free(r->times);
+	r->times = NULL;
+}
+
+bool trig_rate_allow(struct trig_rate *r, uint64_t now)
+{
+	if (!r->max)
+		return true;
+	/* the oldest of the last max allowed */
+	if (r->n == r->max && now - r->times[r->next] < r->window)
+		return false;
+	r->times[r->next] = now;
+	r->next = (r->next + 1) % r->max;
+	if (r->n < r->max)
+		r->n++;
+	return true;
+}
+
+int trig_files_add(struct trig_files *f, const char *path, uint64_t size)
+{
+	size_t drop = 0, k;
+
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16;
+		struct trig_file *v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n].path = strdup(path);
+	if (!f->v[f->n].path)
+		return -ENOMEM;
+	f->v[f->n++].size = size;
+	f->total += size;
+	while (f->budget && f->total > f->budget && f->n - drop > 1) {
+		struct trig_file *o = &f->v[drop++];
+
+		if (unlink(o->path) && errno != ENOENT)
+			log_warn("cannot remove snapshot %s for --trigger-disk: "
+				 "%s", o->path, strerror(errno));
+		else
+			log_info("removed snapshot %s (--trigger-disk)", o->path);
+		f->total -= o->size;
+		f->removed++;
+		free(o->path);
+	}
+	for (k = 0; k + drop < f->n; k++)
+		f->v[k] = f->v[k + drop];
+	f->n -= drop;
+	return 0;
+}
+
+void trig_files_free(struct trig_files *f)
+{
+	size_t k;
+
+	for (k = 0; k < f->n; k++)
+		free(f->v[k].path);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
