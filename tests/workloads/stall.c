@@ -108,26 +108,36 @@ static void *fsyncer(void *arg)
 	return NULL;
 }
 
+/* Sleeps ms in naps of 100 ms: no long sleep but the one measured. */
+static void naps(int ms)
+{
+	struct timespec nap = { 0, 100000000L };
+
+	for (; ms > 0; ms -= 100)
+		nanosleep(&nap, NULL);
+}
+
 /* The parent of a vfork() waits in D (killable) until the child exits. */
 static void dwait(void)
 {
 	struct timespec t = { stall_ms / 1000, (stall_ms % 1000) * 1000000L };
-	struct timespec warm = { WARMUP_MS / 1000, (WARMUP_MS % 1000) * 1000000L };
 	pid_t child;
 
 	prctl(PR_SET_NAME, "dwaiter");
-	nanosleep(&warm, NULL);
+	naps(WARMUP_MS);
 	waiter_tid = gettid();
 	from_ns = boottime();
 	child = vfork();
 	if (child == 0) {
+		/* the child sleeps in S under a name of its own */
+		prctl(PR_SET_NAME, "vchild");
 		nanosleep(&t, NULL);
 		_exit(0);
 	}
 	to_ns = boottime();
 	if (child > 0)
 		waitpid(child, NULL, 0);
-	nanosleep(&warm, NULL);
+	naps(AFTER_MS);
 	done = 1;
 }
 

@@ -127,7 +127,7 @@ trigger_config_fill(struct trigger_config_echo *e, const struct trig_spec *specs
 		     : PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__CLONE_SNAPSHOT;
 	for (i = 0; i < n && i < TRIG_MAX; i++) {
 		perfetto__protos__trace_config__trigger_config__trigger__init(&e->t[i]);
-		e->t[i].name = (char *)specs[i].text;
+		e->t[i].name = (char *)trig_spec_name(&specs[i]);
 		e->t[i].has_stop_delay_ms = 1;
 		e->t[i].stop_delay_ms = (uint32_t)(delay_ns / 1000000ull);
 		e->tp[i] = &e->t[i];

@@ -31,6 +31,8 @@ struct rec_triggers {
 	bool acting;
 	uint32_t pending_spec, acting_spec;
 	uint64_t pending_ts, acting_ts;
+	char pending_producer[64], acting_producer[64];
+	int32_t pending_uid, acting_uid;
 	/* counts */
 	uint64_t fired, suppressed, refused, joined, filtered;
 	uint64_t suppressed_logged, last_suppressed_log;
@@ -142,7 +144,8 @@ static const char *verb(bool stop)
 
 /* Whether a trigger may act now: it joins an action already due, or the
  * rate limit lets it start one. */
-static bool admit(struct rec_triggers *t, uint32_t spec, bool *joined)
+static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
+		  int32_t uid, bool *joined)
 {
 	const struct trig_spec *s = &t->o->triggers[spec];
 
@@ -154,6 +157,9 @@ static bool admit(struct rec_triggers *t, uint32_t spec, bool *joined)
 		t->due = t->now + t->o->trigger_delay_ns;
 		t->pending_spec = spec;
 		t->pending_ts = t->now;
+		snprintf(t->pending_producer, sizeof(t->pending_producer), "%s",
+			 producer);
+		t->pending_uid = uid;
 		return true;
 	}
 	t->suppressed++;
@@ -195,7 +201,7 @@ static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 						  : "blocked (S)",
 			 (double)h->value / 1e6);
 	snprintf(title, sizeof(title), "%s: %s", s->text, what);
-	if (!admit(t, h->spec, &joined))
+	if (!admit(t, h->spec, PRODUCER, 0, &joined))
 		return;
 	t->fired++;
 	t->joined += joined;
@@ -226,14 +232,15 @@ static const char *on_named(void *ctx, const char *name, uid_t uid, pid_t pid)
 		return "this recorder has no --trigger name:NAME of that name";
 	if (t->stopping)
 		return "the recording is stopping";
-	if (!admit(t, i, &joined))
-		return "suppressed by --trigger-max";
 	proc_line(pid, "status", "Name:", comm, sizeof(comm));
 	snprintf(producer, sizeof(producer), "%s (pid %d)", comm, (int)pid);
+	if (!admit(t, i, producer, (int32_t)uid, &joined))
+		return "suppressed by --trigger-max";
 	t->fired++;
 	t->joined += joined;
 	if (trigger_emit(t->data, SEQ_SERVICE_RING, t->now,
-			 t->o->triggers[i].text, producer, (int32_t)uid, false))
+			 trig_spec_name(&t->o->triggers[i]), producer,
+			 (int32_t)uid, false))
 		log_debug("trigger %s: its packet was not written", name);
 	log_event("trigger %s fired: sent by %s, uid %u; %s%s",
 		  t->o->triggers[i].text, producer, (unsigned)uid,
@@ -268,6 +275,8 @@ enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
 	t->acting = true;
 	t->acting_spec = t->pending_spec;
 	t->acting_ts = t->pending_ts;
+	t->acting_uid = t->pending_uid;
+	memcpy(t->acting_producer, t->pending_producer, sizeof(t->acting_producer));
 	if (t->o->trigger_stop) {
 		t->stopping = true;
 		return TRIG_STOP;
@@ -321,8 +330,8 @@ int rec_triggers_trailer(struct rec_triggers *t, struct packet_sink *to,
 
 	if (!e && snapshot && t->acting)
 		e = trigger_emit(to, seq, t->acting_ts,
-				 t->o->triggers[t->acting_spec].text, PRODUCER,
-				 0, true);
+				 trig_spec_name(&t->o->triggers[t->acting_spec]),
+				 t->acting_producer, t->acting_uid, true);
 	return e;
 }
 

@@ -45,6 +45,7 @@ void decoder_free(struct decoder *d)
 	free(d->reg.v);
 	free(d->intern);
 	hmap_free(&d->ksyms);
+	trig_seen_free(&d->triggers);
 }
 
 /* InternedData of the packet: its kernel_symbols, by iid. A later entry
@@ -650,6 +651,7 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 	struct wire_reader r;
 	struct wire_field f, bf = { 0 }, pt = { 0 }, si = { 0 }, idf = { 0 };
 	bool has_b = false, has_pt = false, has_si = false, has_id = false;
+	bool trig = false;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -676,12 +678,16 @@ int decode_packet(struct decoder *d, const uint8_t *pkt, size_t len,
 			out->sb.prev_dropped = (uint32_t)f.val;
 		} else if (f.num == P_MACHINE && v) {
 			out->sb.machine = (uint32_t)f.val;
+		} else if (l && trig_seen_field(f.num)) {
+			trig = true;
 		}
 	}
 	if (rc < 0) {
 		*why = r.err;
 		return -1;
 	}
+	if (trig && trig_seen_packet(&d->triggers, pkt, len))
+		return -ENOMEM;
 	if (has_si && (rc = declare_cpus(d, &si, out->sb.machine)))
 		return rc;
 	if (has_si && out->sb.machine < DECODE_NAMED_MACHINES &&

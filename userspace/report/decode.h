@@ -24,6 +24,7 @@
 #include "util/hashmap.h"
 #include "report/model.h"
 #include "report/names.h"
+#include "report/triggers.h"
 #include "stats/table.h"
 
 /* CPUs at or above this are left out (trace_processor rejects >= 1024). */
@@ -58,6 +59,7 @@ struct decoder {
 	 * kernel_symbols): (machine, sequence, iid) -> name id */
 	struct hmap ksyms;
 	uint32_t cur_machine, cur_seq;  /* of the packet being decoded */
+	struct trig_seen triggers;      /* Trigger packets and their marks */
 };
 
 /* What a packet was, for the loss statistics (stats/table.h). */

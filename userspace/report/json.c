@@ -192,6 +192,8 @@ int report_print_json(const struct report *r)
 	add(o, "losses", a);
 	add(o, "by", json_object_new_string(r->by_process ? "process" : "thread"));
 	add(o, "sort", json_object_new_string(r->sort_name));
+	if (r->triggers)
+		add(o, "triggers", trig_seen_json(r->triggers));
 	tables(o, r);
 	if (r->nsections) {
 		a = json_object_new_array();

@@ -372,6 +372,7 @@ static int print(struct walk *w, const struct report_args *a,
 		r.has_stacks = w->samples.n > 0;
 		r.offcpu = top;
 		r.noffcpu = offcpu_top(&w->offcpu, &w->model, &w->names, top);
+		r.triggers = &w->dec.triggers;
 		rc = sections(&r, a, w, &t);
 	}
 	if (!rc)

@@ -13,6 +13,7 @@
 #include "report/hist.h"
 #include "report/model.h"
 #include "report/names.h"
+#include "report/triggers.h"
 #include "stats/table.h"
 
 enum report_sort { SORT_CPU, SORT_WAIT, SORT_LATENCY, SORT_OFFCPU };
@@ -97,6 +98,7 @@ struct report {
 	bool has_stacks;          /* the trace has --callstacks' samples */
 	const struct offcpu_thread *offcpu;
 	size_t noffcpu;
+	const struct trig_seen *triggers; /* the trace's, or NULL */
 };
 
 /* Builds the rows of machine `machine`'s threads and CPUs (its events

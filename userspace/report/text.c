@@ -218,6 +218,8 @@ int report_print_text(const struct report *r)
 	size_t i;
 
 	header(r);
+	if (r->triggers)
+		trig_seen_print(r->triggers);
 	if (!r->nsections)
 		tables(r);
 	for (i = 0; i < r->nsections; i++) {

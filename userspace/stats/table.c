@@ -35,7 +35,36 @@ struct mgather {
 	struct switch_check sw;      /* mismatched_sched_switch_tids */
 	struct blocked_count blocked; /* sched_blocked_reason events */
 	struct stack_count stacks;   /* PerfSamples */
+	int64_t trig[4];             /* the recorder's trigger counts */
+	bool has_trig;
 };
+
+/* The trigger counts a recording writes in its trailer (TraceAttributes
+ * bpftrace_rec.NAME), as stats of that NAME. */
+static const char *const trig_stats[4] = {
+	"triggers_fired", "triggers_suppressed", "triggers_refused",
+	"trigger_snapshots_removed",
+};
+
+static void note_trigger_counts(struct mgather *m,
+				const Perfetto__Protos__TraceAttributes *ta)
+{
+	size_t i, k;
+
+	for (i = 0; ta && i < ta->n_attribute; i++) {
+		const Perfetto__Protos__TraceAttributes__Attribute *a =
+			ta->attribute[i];
+
+		if (!a->key || strncmp(a->key, "bpftrace_rec.", 13) ||
+		    a->value_case != PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE)
+			continue;
+		for (k = 0; k < 4; k++)
+			if (!strcmp(a->key + 13, trig_stats[k])) {
+				m->trig[k] = a->long_value;
+				m->has_trig = true;
+			}
+	}
+}
 
 /* The whole trace, gathered in one pass. */
 struct stat_gather {
@@ -173,6 +202,9 @@ static bool gather_machine(struct mgather *m, Packet *p)
 	}
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE:
 		stack_count_packet(&m->stacks, p);
+		break;
+	case PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES:
+		note_trigger_counts(m, p->trace_attributes);
 		break;
 	case PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS: {
 		uint32_t cpu = p->ftrace_events->cpu;
@@ -487,8 +519,13 @@ static int machine_rows(struct stat_table *t, const struct stat_gather *g,
 {
 	struct rows r = { t, machine_column(m->id) };
 	int e = trace_stats_rows(&r, g, m);
+	size_t k;
 
-	return e ? e : ftrace_rows(&r, m);
+	if (!e)
+		e = ftrace_rows(&r, m);
+	for (k = 0; !e && m->has_trig && k < 4; k++)
+		e = row(&r, trig_stats[k], -1, SEV_INFO, SRC_TRACE, m->trig[k]);
+	return e;
 }
 
 void stat_gather_free(struct stat_gather *g)

@@ -47,6 +47,13 @@ struct trig_spec {
 int trig_spec_parse(const char *s, struct trig_spec *t, char *err,
 		    size_t errlen);
 
+/* The trigger's name in the trace (Trigger.trigger_name): a named one's
+ * NAME, as `perfetto --trigger NAME` writes it; a condition as written. */
+static inline const char *trig_spec_name(const struct trig_spec *t)
+{
+	return t->kind == TRIG_NAMED ? t->name : t->text;
+}
+
 /* Whether the spec has filters read from /proc (pid=, cgroup=). */
 static inline bool trig_spec_needs_proc(const struct trig_spec *t)
 {

@@ -1,0 +1,303 @@
+#!/usr/bin/env bats
+# Triggers (--trigger): conditions the reader computes from the scheduler
+# records (a long runnable wait, a long sleep, a crowded run queue) and
+# named triggers sent by other processes, each acting as Perfetto's
+# trigger modes do (a snapshot file and recording goes on, or stop), within
+# a rate limit and a disk budget; what the trace holds of them is checked
+# with trace_processor. The workload (tests/workloads/stall.c) calls libc
+# as programs do and is built as distributions build.
+
+load helpers
+
+DELAY_MS=500
+
+# The thread-track slice trace_processor has of FILE's trigger marks:
+# "tid start end name" per slice, by start.
+tp_marks() {
+	tp_query "$1" "select th.tid as tid, s.ts as ts, s.ts + s.dur as e,
+		s.name as name from slice s join thread_track tt on s.track_id = tt.id
+		join thread th using (utid) order by s.ts"
+}
+
+# "ts name" of each slice on trace_processor's Trace Triggers track.
+tp_triggers() {
+	tp_query "$1" "select s.ts as ts, s.name as name from slice s
+		join track t on s.track_id = t.id where t.name = 'Trace Triggers'
+		order by s.ts"
+}
+
+# The stall workload's line: sets STALL_TID, STALL_FROM, STALL_TO.
+read_stall() {
+	local line
+	line=$(grep '^stall tid=' "$1") || fail "no stall line in $1"
+	STALL_TID=$(sed 's/.*tid=\([0-9]*\).*/\1/' <<<"$line")
+	STALL_FROM=$(sed 's/.*from=\([0-9]*\).*/\1/' <<<"$line")
+	STALL_TO=$(sed 's/.*to=\([0-9]*\).*/\1/' <<<"$line")
+}
+
+@test "latency>20ms: one 50 ms runnable wait among thousands of short ones writes exactly one snapshot, at the wait, with its aftermath" {
+	need_root
+	local cpu=$(($(nproc) - 1)) marks tids line start end trig n last
+	cd "$TMP"
+	"$BTR" --trigger 'latency>20ms,comm=sleeper' --trigger-delay ${DELAY_MS}ms \
+		-o "$TMP/t.pb" -- "$TOOLS/stall" run "$cpu" 50 \
+		>"$TMP/cmd.out" 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+	read_stall "$TMP/cmd.out"
+	# exactly one snapshot, the trigger's
+	[ -s "$TMP/t.1.pb" ] || fail "no snapshot written"
+	[ ! -e "$TMP/t.2.pb" ] || fail "more than one snapshot"
+	[ "$(grep -c 'trigger latency>20ms,comm=sleeper fired' "$TMP/rec.err")" = 1 ]
+	[ "$(stat -c %a "$TMP/t.1.pb")" = 600 ]
+	# the short waits fired nothing: the sleeper waited runnable thousands
+	# of times, once for 50 ms
+	n=$(tp_query "$TMP/t.pb" "select count(*) from thread_state ts join thread
+		using (utid) where tid = $STALL_TID and state in ('R', 'R+')")
+	echo "sleeper: $n runnable waits"
+	[ "$n" -ge 500 ]
+	[ "$(tp_query "$TMP/t.pb" "select count(*) from thread_state join thread
+		using (utid) where tid = $STALL_TID and state in ('R', 'R+')
+		and dur >= 20000000")" = 1 ]
+	# the mark: a slice on the sleeper's own track over its wait, which is
+	# trace_processor's own runnable row of it
+	marks=$(tp_marks "$TMP/t.1.pb")
+	echo "marks: $marks"
+	line=$(grep "^$STALL_TID," <<<"$marks")
+	[ "$(wc -l <<<"$line")" = 1 ]
+	IFS=, read -r _ start end _ <<<"$line"
+	[ $((end - start)) -ge 45000000 ] && [ $((end - start)) -le 200000000 ]
+	[ "$start" -ge $((STALL_FROM - 5000000)) ] && [ "$end" -ge "$STALL_TO" ]
+	[ "$(tp_query "$TMP/t.1.pb" "select count(*) from thread_state join
+		thread using (utid) where tid = $STALL_TID and state in ('R', 'R+')
+		and ts = $start and ts + dur = $end")" = 1 ]
+	# the Trigger packet: on the Trace Triggers track at the wait's end,
+	# within the drain period (50 ms, and a pass)
+	# (the trigger as received, and as the cause of this snapshot:
+	# clone_snapshot_trigger, at the same time)
+	trig=$(tp_triggers "$TMP/t.1.pb")
+	echo "triggers: $trig"
+	[ "$(wc -l <<<"$trig")" = 2 ] && [ "$(sort -u <<<"$trig" | wc -l)" = 1 ]
+	IFS=, read -r n line <<<"$(head -1 <<<"$trig")"
+	[ "$line" = "latency>20ms,comm=sleeper" ]
+	[ "$n" -ge "$end" ] && [ "$n" -le $((end + 150000000)) ]
+	[ "$(tp_query "$TMP/t.1.pb" "select value from stats
+		where name = 'traced_clone_trigger_timestamp_ns'")" = "$n" ]
+	# the snapshot holds the delay after the trigger too
+	last=$(tp_query "$TMP/t.1.pb" "select max(ts) from sched")
+	echo "trigger $n, last switch $last"
+	[ "$last" -ge $((n + DELAY_MS * 900000)) ]
+	# trace_processor names the trace's trigger; the config is echoed
+	[ "$(tp_query "$TMP/t.1.pb" "select str_value from metadata
+		where name = 'trace_trigger'")" = "latency>20ms,comm=sleeper" ]
+	protoc_decode "$TMP/t.1.pb"
+	grep -q "trigger_mode: CLONE_SNAPSHOT" "$TMP/decoded.txt"
+	grep -q "stop_delay_ms: $DELAY_MS" "$TMP/decoded.txt"
+	# report names the trigger and the thread
+	"$BTR" report "$TMP/t.1.pb" >"$TMP/report.txt"
+	grep -q "this snapshot was written for latency>20ms,comm=sleeper" "$TMP/report.txt"
+	grep -q "thread $STALL_TID sleeper (pid [0-9]*): latency>20ms,comm=sleeper: runnable" "$TMP/report.txt"
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 1 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_suppressed)" = 0 ]
+	tp_stats_clean "$TMP/t.1.pb" mismatched_sched_switch_tids
+}
+
+@test "--trigger-mode stop with two reader threads: the trace ends after the delay, the trigger in it" {
+	need_root
+	local cpu=$(($(nproc) - 1)) trig end
+	cd "$TMP"
+	"$BTR" --readers 2 --trigger 'latency>20ms,comm=sleeper' --trigger-mode stop \
+		--trigger-delay 300ms -o "$TMP/t.pb" -- "$TOOLS/stall" run "$cpu" 50 \
+		>"$TMP/cmd.out" 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+	grep -q "; the recording stops$" "$TMP/rec.err"
+	[ ! -e "$TMP/t.1.pb" ]
+	trig=$(tp_triggers "$TMP/t.pb")
+	[ "$(wc -l <<<"$trig")" = 1 ] # stop: no clone_snapshot_trigger
+	protoc_decode "$TMP/t.pb"
+	grep -q "trigger_mode: STOP_TRACING" "$TMP/decoded.txt"
+	# it stopped 300 ms after the trigger, before the workload's last 1.5 s
+	end=$(tp_query "$TMP/t.pb" "select max(ts) from sched")
+	[ "$end" -ge $(("${trig%%,*}" + 250000000)) ]
+	[ "$end" -le $(("${trig%%,*}" + 1200000000)) ]
+	"$BTR" stats --fail-on-loss "$TMP/t.pb" >/dev/null
+}
+
+@test "blocked>300ms on an fsync-heavy thread fires for the long D sleep only, D> as well, the fsyncs fire nothing" {
+	need_root
+	file_scratch triggers
+	ext4_scratch
+	local marks line start end
+	cd "$W/mnt"
+	"$BTR" --trigger 'blocked>300ms,comm=dwaiter' --trigger 'D>300ms' \
+		--trigger 'blocked>300ms,comm=fsyncer' --trigger-delay 200ms \
+		-o "$TMP/t.pb" -- "$TOOLS/stall" dwait 600 \
+		>"$TMP/cmd.out" 2>"$TMP/rec.err" || { cd /; ext4_scratch_remove; file_scratch_remove; fail "record failed: $(cat "$TMP/rec.err")"; }
+	cd /
+	ext4_scratch_remove
+	file_scratch_remove
+	cat "$TMP/rec.err"
+	read_stall "$TMP/cmd.out"
+	# the fsyncer slept in D many times, each short
+	[ "$(tp_query "$TMP/t.pb" "select count(*) from thread_state join thread
+		using (utid) where thread.name = 'fsyncer' and state = 'D'")" -ge 20 ]
+	grep -q "trigger blocked>300ms,comm=dwaiter fired: tid $STALL_TID (dwaiter, .*) blocked (D) " "$TMP/rec.err"
+	grep -q "trigger D>300ms fired: tid $STALL_TID (dwaiter, " "$TMP/rec.err"
+	! grep -q "comm=fsyncer fired" "$TMP/rec.err" || fail "a short fsync fired"
+	[ "$(grep -c "comm=dwaiter fired" "$TMP/rec.err")" = 1 ]
+	marks=$(tp_marks "$TMP/t.1.pb")
+	echo "marks: $marks"
+	line=$(grep "^$STALL_TID,.*blocked>300ms,comm=dwaiter" <<<"$marks")
+	IFS=, read -r _ start end _ <<<"$line"
+	[ $((end - start)) -ge 590000000 ] && [ $((end - start)) -le 900000000 ]
+	# trace_processor's D row of the vfork wait is the mark's interval
+	[ "$(tp_query "$TMP/t.1.pb" "select count(*) from thread_state join thread
+		using (utid) where tid = $STALL_TID and state = 'D' and ts = $start
+		and ts + dur = $end")" = 1 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" -ge 2 ]
+}
+
+@test "runqueue>2: five busy threads on one CPU fire it once for that CPU" {
+	need_root
+	local cpu=$(($(nproc) - 1)) i
+	"$BTR" --trigger 'runqueue>2,comm=btr-busyloop' --trigger-delay 200ms \
+		-o "$TMP/t.pb" -- bash -c "for i in 1 2 3 4 5; do taskset -c $cpu '$TOOLS/busyloop' 1 & done; wait" \
+		>"$TMP/cmd.out" 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+	grep -q "trigger runqueue>2,comm=btr-busyloop fired: tid [0-9]* (btr-busyloop, .*) [3-9] threads waiting on CPU $cpu," "$TMP/rec.err"
+	[ -s "$TMP/t.1.pb" ]
+	# an instant on the thread that made it three
+	[ "$(tp_query "$TMP/t.1.pb" "select count(*) from slice s join thread_track tt
+		on s.track_id = tt.id join thread using (utid) where thread.name =
+		'btr-busyloop' and s.dur = 0 and s.name like 'runqueue>2%threads waiting on CPU $cpu'")" -ge 1 ]
+}
+
+# Starts a recorder with a named trigger on a socket in $TMP; extra
+# options in $@; its pid in REC.
+start_named() {
+	chmod 755 "$TMP"
+	"$BTR" --trigger name:deploy --trigger-socket "$TMP/trig.sock" \
+		--trigger-delay 0 -d 20s -o "$TMP/t.pb" "$@" 2>"$TMP/rec.err" &
+	REC=$!
+	wait_recording "$REC"
+	local _
+	for _ in $(seq 100); do
+		[ -S "$TMP/trig.sock" ] && return 0
+		sleep 0.1
+	done
+	fail "no socket at $TMP/trig.sock"
+}
+
+stop_recorder() {
+	kill -INT "$REC"
+	wait "$REC" || fail "recorder failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+}
+
+@test "named trigger: root's is taken; an unprivileged user's is refused unless allowed" {
+	need_root
+	start_named
+	[ "$(stat -c %a "$TMP/trig.sock")" = 600 ]
+	run_as_nobody -- "$BTR" trigger --socket "$TMP/trig.sock" deploy
+	echo "$output"
+	[ "$status" = 1 ]
+	[[ "$output" == *"Permission denied"*"--trigger-allow"* ]]
+	run "$BTR" trigger --socket "$TMP/trig.sock" nosuch
+	[ "$status" = 1 ]
+	[[ "$output" == *"no --trigger name:NAME of that name"* ]]
+	"$BTR" trigger --socket "$TMP/trig.sock" deploy
+	sleep 0.5
+	stop_recorder
+	[ -s "$TMP/t.1.pb" ]
+	[ ! -e "$TMP/trig.sock" ] || fail "socket left behind"
+	[ "$(tp_triggers "$TMP/t.1.pb" | cut -d, -f2 | sort -u)" = deploy ]
+	[ "$(tp_query "$TMP/t.1.pb" "select count(*) from slice s join args a using (arg_set_id)
+		where s.name = 'deploy' and a.key = 'producer_name' and a.string_value like 'bpftrace-rec (pid %)'")" = 2 ]
+
+	# allowed by name: nobody's is taken, with its uid; daemon's list
+	# refuses nobody at the recorder, which counts it
+	rm -f "$TMP"/t*.pb
+	start_named --trigger-allow nobody
+	[ "$(stat -c %a "$TMP/trig.sock")" = 666 ]
+	run_as_nobody -- "$BTR" trigger --socket "$TMP/trig.sock" deploy
+	echo "$output"
+	[ "$status" = 0 ]
+	sleep 0.5
+	stop_recorder
+	[ "$(tp_query "$TMP/t.1.pb" "select a.int_value from slice s join args a using (arg_set_id)
+		where s.name = 'deploy' and a.key = 'trusted_producer_uid'" | sort -u)" = 65534 ]
+	rm -f "$TMP"/t*.pb
+	start_named --trigger-allow daemon
+	run_as_nobody -- "$BTR" trigger --socket "$TMP/trig.sock" deploy
+	echo "$output"
+	[ "$status" = 1 ]
+	[[ "$output" == *"refused: uid 65534 may not trigger this recorder"* ]]
+	stop_recorder
+	[ ! -e "$TMP/t.1.pb" ]
+	[ "$(stat_value "$TMP/t.pb" triggers_refused)" = 1 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 0 ]
+}
+
+@test "a trigger storm: the rate limit and the disk budget hold, nothing else is lost" {
+	need_root
+	local i ok=0 refused=0 written kept size
+	start_named --trigger-max 5/1h --trigger-disk 1M -b 4M
+	for i in $(seq 30); do
+		if "$BTR" trigger --socket "$TMP/trig.sock" deploy 2>>"$TMP/cli.err"; then
+			ok=$((ok + 1))
+		else
+			refused=$((refused + 1))
+		fi
+	done
+	stop_recorder
+	echo "taken $ok, refused $refused"
+	[ "$ok" = 5 ] && [ "$refused" = 25 ]
+	[ "$(grep -c 'refused: suppressed by --trigger-max' "$TMP/cli.err")" = 25 ]
+	written=$(grep -c '^bpftrace-rec: snapshot written to ' "$TMP/rec.err")
+	[ "$written" = 5 ]
+	# the files kept fit the budget but the newest; the removed ones are
+	# counted
+	kept=$(ls "$TMP"/t.[0-9]*.pb | wc -l)
+	size=$(cat "$TMP"/t.[0-9]*.pb | wc -c)
+	echo "kept $kept files, $size bytes"
+	[ -e "$TMP/t.5.pb" ]
+	[ "$kept" -ge 1 ] && { [ "$size" -le $((1 << 20)) ] || [ "$kept" = 1 ]; }
+	[ "$(stat_value "$TMP/t.pb" trigger_snapshots_removed)" = $((5 - kept)) ]
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 5 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_suppressed)" = 25 ]
+	# conservation: every record read, none lost, in the final trace
+	"$BTR" stats --fail-on-loss "$TMP/t.pb" >/dev/null
+	tp_stats_clean "$TMP/t.pb" mismatched_sched_switch_tids
+}
+
+@test "bad trigger expressions exit 64 naming the bad part" {
+	local spec want
+	while IFS='|' read -r spec want; do
+		run "$BTR" --trigger "$spec" -d 1s -o "$TMP/x.pb"
+		echo "$spec: $status: $output"
+		[ "$status" = 64 ]
+		[[ "$output" == *"$want"* ]]
+	done <<'EOF'
+latncy>20ms|unknown condition 'latncy'
+latency>20xs|bad time '20xs'
+latency20ms|'latency20ms' is no condition
+latency>20ms,com=x|unknown term 'com='
+latency>20ms,comm=averyveryverylongname|comm 'averyveryverylongname'
+runqueue>0|bad thread count '0'
+blocked>1s,pid=abc|bad pid 'abc'
+D>1s,cgroup=system.slice|bad cgroup 'system.slice'
+name:|bad trigger name ''
+name:a/b|bad trigger name 'a/b'
+EOF
+	run "$BTR" --trigger-delay 1s -d 1s -o "$TMP/x.pb"
+	[ "$status" = 64 ]
+	[[ "$output" == *"need --trigger"* ]]
+	run "$BTR" --trigger 'latency>1ms' --trigger-max 5 -d 1s -o "$TMP/x.pb"
+	[ "$status" = 64 ]
+	[[ "$output" == *"trigger limit (N/TIME"* ]]
+	[ ! -e "$TMP/x.pb" ]
+	run "$BTR" trigger
+	[ "$status" = 64 ]
+	run "$BTR" trigger --socket "$TMP/none.sock" deploy
+	[ "$status" = 1 ]
+	[[ "$output" == *"no recorder with --trigger name:NAME listens there"* ]]
+}

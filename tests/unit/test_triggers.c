@@ -1,0 +1,279 @@
+/* Unit tests of triggers: the specs (trigger/spec.c), the conditions on
+ * records fed in either order of the rings (trigger/watch.c), the rate
+ * limit and the snapshots' disk budget (trigger/limit.c). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "trigger/limit.h"
+#include "trigger/spec.h"
+#include "trigger/watch.h"
+#include "unit.h"
+
+#define MS 1000000ull
+
+static void test_spec(void)
+{
+	struct trig_spec t;
+	char err[256];
+
+	CHECK_EQ_I64(trig_spec_parse("latency>20ms", &t, err, sizeof(err)), 0);
+	CHECK_EQ_I64(t.kind, TRIG_LATENCY);
+	CHECK(t.threshold == 20 * MS);
+	CHECK_STR(trig_spec_name(&t), "latency>20ms");
+	CHECK_EQ_I64(trig_spec_parse("blocked>1.5s, comm=mysqld pid=42", &t,
+				     err, sizeof(err)), 0);
+	CHECK_EQ_I64(t.kind, TRIG_BLOCKED);
+	CHECK(t.threshold == 1500 * MS);
+	CHECK_STR(t.comm, "mysqld");
+	CHECK_EQ_I64(t.pid, 42);
+	CHECK(trig_spec_needs_proc(&t));
+	CHECK_EQ_I64(trig_spec_parse("D>500ms,cgroup=/system.slice/", &t, err,
+				     sizeof(err)), 0);
+	CHECK_EQ_I64(t.kind, TRIG_BLOCKED_D);
+	CHECK_STR(t.cgroup, "/system.slice");
+	CHECK_EQ_I64(trig_spec_parse("runqueue>4", &t, err, sizeof(err)), 0);
+	CHECK_EQ_I64(t.kind, TRIG_RUNQUEUE);
+	CHECK(t.threshold == 4);
+	CHECK_EQ_I64(trig_spec_parse("name:deploy-1.2", &t, err, sizeof(err)), 0);
+	CHECK_EQ_I64(t.kind, TRIG_NAMED);
+	CHECK_STR(trig_spec_name(&t), "deploy-1.2");
+	CHECK_EQ_I64(trig_spec_parse("latency>", &t, err, sizeof(err)), -1);
+	CHECK(strstr(err, "bad value ''") != NULL);
+	CHECK_EQ_I64(trig_spec_parse("latency>5ms,pid=0", &t, err, sizeof(err)), -1);
+	CHECK(strstr(err, "bad pid '0'") != NULL);
+	CHECK_EQ_I64(trig_spec_parse(",", &t, err, sizeof(err)), -1);
+	CHECK_EQ_I64(trig_spec_parse("", &t, err, sizeof(err)), -1);
+	CHECK(trig_cgroup_matches("/system.slice", "/system.slice/a.service"));
+	CHECK(trig_cgroup_matches("/system.slice", "/system.slice"));
+	CHECK(!trig_cgroup_matches("/system.slice", "/system.slice2"));
+	CHECK(trig_cgroup_matches("/", "/user.slice"));
+}
+
+/* Records, as the BPF side writes them. */
+static struct btr_switch sw(uint64_t ts, int32_t prev, int64_t state,
+			    int32_t next)
+{
+	struct btr_switch r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.ts = ts;
+	r.h.type = BTR_REC_SWITCH;
+	r.prev_pid = prev;
+	r.prev_state = state;
+	r.next_pid = next;
+	snprintf(r.prev_comm, sizeof(r.prev_comm), "t%d", prev);
+	snprintf(r.next_comm, sizeof(r.next_comm), "t%d", next);
+	return r;
+}
+
+static struct btr_wakeup wk(uint64_t ts, int32_t pid, int32_t cpu)
+{
+	struct btr_wakeup r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.ts = ts;
+	r.h.type = BTR_REC_WAKING;
+	r.pid = pid;
+	r.target_cpu = cpu;
+	snprintf(r.comm, sizeof(r.comm), "t%d", pid);
+	return r;
+}
+
+static size_t take(struct trig_watch *w, struct trig_hit *h, size_t max)
+{
+	uint64_t over = 0;
+
+	return trig_watch_take(w, h, max, &over);
+}
+
+/* A sleep of tid 7 from 100 ms, its waking at 300 ms on CPU 1, its run at
+ * 330 ms on CPU 0, fed in the given order of indexes. */
+static void latency_order(const int *order, bool want_hit)
+{
+	struct trig_spec s[2];
+	char err[128];
+	struct btr_switch out = sw(100 * MS, 7, 1, 0), in = sw(330 * MS, 0, 0, 7);
+	struct btr_wakeup w = wk(300 * MS, 7, 0);
+	const void *recs[3] = { &out, &w, &in };
+	size_t lens[3] = { sizeof(out), sizeof(w), sizeof(in) };
+	uint32_t cpus[3] = { 0, 1, 0 };
+	struct trig_watch *wt;
+	struct trig_hit h[4];
+	int i;
+
+	trig_spec_parse("latency>20ms", &s[0], err, sizeof(err));
+	trig_spec_parse("blocked>150ms", &s[1], err, sizeof(err));
+	wt = trig_watch_new(s, 2, 2, true);
+	CHECK(wt != NULL);
+	for (i = 0; i < 3; i++)
+		trig_watch_record(wt, cpus[order[i]], recs[order[i]],
+				  lens[order[i]]);
+	CHECK_EQ_I64(take(wt, h, 4), want_hit ? 2 : 0);
+	for (i = 0; want_hit && i < 2; i++) {
+		const struct trig_hit *x = h[0].spec == (uint32_t)i ? &h[0] : &h[1];
+
+		CHECK_EQ_I64(x->tid, 7);
+		CHECK(x->start == (i ? 100 : 300) * MS);
+		CHECK(x->end == (i ? 300 : 330) * MS);
+		CHECK_EQ_I64(x->state, i ? 'S' : 'R');
+		CHECK_STR(x->comm, "t7");
+	}
+	trig_watch_free(wt);
+}
+
+static void test_latency_orders(void)
+{
+	static const int orders[][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++)
+		latency_order(orders[i], true);
+}
+
+/* A waking of a thread still running (read late, after its switch-out)
+ * starts no wait: its next run, long after, fires nothing. */
+static void test_stale_waking(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[2];
+	struct btr_switch in0 = sw(10 * MS, 0, 0, 7), out = sw(50 * MS, 7, 1, 0),
+			  in = sw(500 * MS, 0, 0, 7);
+	struct btr_wakeup late = wk(40 * MS, 7, 0), w = wk(495 * MS, 7, 0);
+
+	trig_spec_parse("latency>20ms", &s, err, sizeof(err));
+	wt = trig_watch_new(&s, 1, 2, false);
+	trig_watch_record(wt, 0, &in0, sizeof(in0));
+	trig_watch_record(wt, 0, &out, sizeof(out));
+	trig_watch_record(wt, 1, &late, sizeof(late)); /* CPU 1 read after */
+	trig_watch_record(wt, 1, &w, sizeof(w));
+	trig_watch_record(wt, 0, &in, sizeof(in));
+	CHECK_EQ_I64(take(wt, h, 2), 0);
+	trig_watch_free(wt);
+}
+
+/* A preempted thread waits runnable from its switch-out; short waits and
+ * a comm that does not match fire nothing. */
+static void test_preempt_and_comm(void)
+{
+	struct trig_spec s[2];
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[4];
+	struct btr_switch p = sw(1 * MS, 7, 0x100, 8), r = sw(30 * MS, 8, 0x100, 7),
+			  p2 = sw(31 * MS, 7, 0x100, 8), r2 = sw(32 * MS, 8, 0x100, 7);
+
+	trig_spec_parse("latency>20ms,comm=t7", &s[0], err, sizeof(err));
+	trig_spec_parse("latency>20ms,comm=other", &s[1], err, sizeof(err));
+	wt = trig_watch_new(s, 2, 1, false);
+	trig_watch_record(wt, 0, &p, sizeof(p));
+	trig_watch_record(wt, 0, &r, sizeof(r));
+	trig_watch_record(wt, 0, &p2, sizeof(p2));
+	trig_watch_record(wt, 0, &r2, sizeof(r2));
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].spec, 0);
+	CHECK(h[0].start == 1 * MS && h[0].end == 30 * MS);
+	trig_watch_free(wt);
+}
+
+/* Threads queued on one CPU: the spec fires once when passed, again only
+ * after the queue went back under it. */
+static void test_runqueue(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[8];
+	struct btr_wakeup w;
+	struct btr_switch in;
+	int32_t t;
+
+	trig_spec_parse("runqueue>2", &s, err, sizeof(err));
+	wt = trig_watch_new(&s, 1, 4, true);
+	for (t = 10; t < 15; t++) { /* five threads onto CPU 3 */
+		w = wk((uint64_t)t * MS, t, 3);
+		trig_watch_record(wt, 0, &w, sizeof(w));
+	}
+	CHECK_EQ_I64(take(wt, h, 8), 1);
+	CHECK_EQ_I64(h[0].cpu, 3);
+	CHECK_EQ_I64(h[0].value, 3);
+	CHECK_EQ_I64(h[0].tid, 12);
+	for (t = 10; t < 13; t++) { /* three run: two left */
+		in = sw((uint64_t)(20 + t) * MS, 0, 0, t);
+		trig_watch_record(wt, 3, &in, sizeof(in));
+	}
+	w = wk(40 * MS, 20, 3); /* three again */
+	trig_watch_record(wt, 0, &w, sizeof(w));
+	CHECK_EQ_I64(take(wt, h, 8), 1);
+	CHECK_EQ_I64(h[0].tid, 20);
+	trig_watch_free(wt);
+}
+
+static void test_rate(void)
+{
+	struct trig_rate r;
+	uint32_t max;
+	uint64_t win;
+
+	CHECK_EQ_I64(trig_rate_parse("3/1s", &max, &win), 0);
+	CHECK_EQ_I64(max, 3);
+	CHECK(win == 1000 * MS);
+	CHECK_EQ_I64(trig_rate_parse("3", &max, &win), -1);
+	CHECK_EQ_I64(trig_rate_parse("0/1s", &max, &win), -1);
+	CHECK_EQ_I64(trig_rate_parse("3/0", &max, &win), -1);
+	CHECK_EQ_I64(trig_rate_init(&r, 3, 1000 * MS), 0);
+	CHECK(trig_rate_allow(&r, 0));
+	CHECK(trig_rate_allow(&r, 100 * MS));
+	CHECK(trig_rate_allow(&r, 200 * MS));
+	CHECK(!trig_rate_allow(&r, 900 * MS));
+	CHECK(trig_rate_allow(&r, 1000 * MS)); /* the first left the window */
+	CHECK(!trig_rate_allow(&r, 1050 * MS));
+	CHECK(trig_rate_allow(&r, 1100 * MS));
+	trig_rate_free(&r);
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/btr-unit-trig.XXXXXX", p[5][64];
+	struct trig_files f = { .budget = 250 };
+	int i, fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 5; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/t.%d.pb", dir, i + 1);
+		fd = open(p[i], O_WRONLY | O_CREAT, 0600);
+		CHECK(fd >= 0);
+		close(fd);
+		if (i < 4)
+			CHECK_EQ_I64(trig_files_add(&f, p[i], 100), 0);
+	}
+	/* 400 bytes in four files over 250: the two oldest removed */
+	CHECK_EQ_I64(f.removed, 2);
+	CHECK(access(p[0], F_OK) != 0 && access(p[1], F_OK) != 0);
+	CHECK(access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0);
+	/* one file over the budget alone is kept */
+	CHECK_EQ_I64(trig_files_add(&f, p[4], 1000), 0);
+	CHECK_EQ_I64(f.n, 1);
+	CHECK_EQ_I64(f.removed, 4);
+	CHECK(access(p[4], F_OK) == 0);
+	trig_files_free(&f);
+	unlink(p[4]);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	RUN(test_spec);
+	RUN(test_latency_orders);
+	RUN(test_stale_waking);
+	RUN(test_preempt_and_comm);
+	RUN(test_runqueue);
+	RUN(test_rate);
+	RUN(test_files);
+	return unit_finish();
+}
