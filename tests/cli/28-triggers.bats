@@ -92,6 +92,10 @@ read_stall() {
 	protoc_decode "$TMP/t.1.pb"
 	grep -q "trigger_mode: CLONE_SNAPSHOT" "$TMP/decoded.txt"
 	grep -q "stop_delay_ms: $DELAY_MS" "$TMP/decoded.txt"
+	"$BTR" dump "$TMP/t.1.pb" >"$TMP/dump.txt"
+	[ "$(grep -c "^$n - trigger name=latency>20ms,comm.*producer=bpftrace-rec" "$TMP/dump.txt")" = 1 ]
+	grep -q "^$n - clone_snapshot_trigger name=latency>20ms" "$TMP/dump.txt"
+	grep -q "^$start - track_event type=begin .* ns=$((end - start)) " "$TMP/dump.txt"
 	# report names the trigger and the thread
 	"$BTR" report "$TMP/t.1.pb" >"$TMP/report.txt"
 	grep -q "this snapshot was written for latency>20ms,comm=sleeper" "$TMP/report.txt"

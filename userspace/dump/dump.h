@@ -36,6 +36,11 @@ void dump_warn(struct dump_ctx *c, const char *fmt, ...)
 /* dump/packets.c: every packet kind. */
 void dump_packet(struct dump_ctx *c, const Perfetto__Protos__TracePacket *p);
 
+/* dump/triggers.c: trigger packets and their thread marks; false for
+ * another kind. */
+bool dump_trigger_packet(struct dump_ctx *c,
+			 const Perfetto__Protos__TracePacket *p);
+
 /* dump/ftrace.c: one FtraceEventBundle, events in timestamp order. */
 void dump_ftrace_bundle(struct dump_ctx *c,
 			const Perfetto__Protos__FtraceEventBundle *b);

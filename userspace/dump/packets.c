@@ -426,7 +426,7 @@ void dump_packet(struct dump_ctx *c, const Packet *p)
 			  p->remote_clock_sync->n_synced_clocks);
 		break;
 	default:
-		if (sync_info(c, p))
+		if (sync_info(c, p) || dump_trigger_packet(c, p))
 			return;
 		if (p->base.n_unknown_fields) {
 			l = dump_begin(c, "unknown_packet", PKT_TS(p), false, 0);
