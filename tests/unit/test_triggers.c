@@ -88,25 +88,32 @@ static size_t take(struct trig_watch *w, struct trig_hit *h, size_t max)
 	return trig_watch_take(w, h, max, &over);
 }
 
-/* A sleep of tid 7 from 100 ms, its waking at 300 ms on CPU 1, its run at
- * 330 ms on CPU 0, fed in the given order of indexes. */
+/* A sleep of tid 7 from 100 ms on CPU 0, its waking at 300 ms on CPU 1,
+ * its run at 330 ms on CPU 2 (it moved), fed in the given order of
+ * indexes: each ring is in time order, the rings are read in any. */
 static void latency_order(const int *order, bool want_hit)
 {
 	struct trig_spec s[2];
 	char err[128];
 	struct btr_switch out = sw(100 * MS, 7, 1, 0), in = sw(330 * MS, 0, 0, 7);
 	struct btr_wakeup w = wk(300 * MS, 7, 0);
+	struct btr_switch pre_out = sw(10 * MS, 7, 1, 0), pre_in = sw(25 * MS, 0, 0, 7);
+	struct btr_wakeup pre_w = wk(20 * MS, 7, 0);
 	const void *recs[3] = { &out, &w, &in };
 	size_t lens[3] = { sizeof(out), sizeof(w), sizeof(in) };
-	uint32_t cpus[3] = { 0, 1, 0 };
+	uint32_t cpus[3] = { 0, 1, 2 };
 	struct trig_watch *wt;
 	struct trig_hit h[4];
 	int i;
 
 	trig_spec_parse("latency>20ms", &s[0], err, sizeof(err));
 	trig_spec_parse("blocked>150ms", &s[1], err, sizeof(err));
-	wt = trig_watch_new(s, 2, 2, true);
+	wt = trig_watch_new(s, 2, 3, true);
 	CHECK(wt != NULL);
+	/* a short cycle before, in order: the thread has a history */
+	trig_watch_record(wt, 0, &pre_out, sizeof(pre_out));
+	trig_watch_record(wt, 1, &pre_w, sizeof(pre_w));
+	trig_watch_record(wt, 0, &pre_in, sizeof(pre_in));
 	for (i = 0; i < 3; i++)
 		trig_watch_record(wt, cpus[order[i]], recs[order[i]],
 				  lens[order[i]]);
@@ -127,11 +134,58 @@ static void test_latency_orders(void)
 {
 	static const int orders[][3] = {
 		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+		{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++)
 		latency_order(orders[i], true);
+}
+
+/* A long sleep whose waking (another CPU's ring) is read after its
+ * switch-in and after the short cycles the thread ran since: the long
+ * sleep and the long wait are found all the same. */
+static void test_long_then_short(void)
+{
+	struct trig_spec s[2];
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[4];
+	struct btr_switch pre_out = sw(10 * MS, 7, 1, 0), pre_in = sw(25 * MS, 0, 0, 7);
+	struct btr_wakeup pre_w = wk(20 * MS, 7, 0);
+	struct btr_switch recs0[8];
+	struct btr_wakeup late = wk(900 * MS, 7, 0), fast[3];
+	uint64_t t;
+	int i, n = 0;
+
+	trig_spec_parse("blocked>500ms", &s[0], err, sizeof(err));
+	trig_spec_parse("latency>20ms", &s[1], err, sizeof(err));
+	wt = trig_watch_new(s, 2, 2, false);
+	trig_watch_record(wt, 0, &pre_out, sizeof(pre_out));
+	trig_watch_record(wt, 1, &pre_w, sizeof(pre_w));
+	trig_watch_record(wt, 0, &pre_in, sizeof(pre_in));
+	/* CPU 0's ring: a sleep at 100 ms, the run at 930 ms (woken at 900
+	 * on CPU 1), then three short cycles, their wakings on CPU 0 */
+	recs0[n++] = sw(100 * MS, 7, 1, 0);
+	recs0[n++] = sw(930 * MS, 0, 0, 7);
+	for (i = 0, t = 940 * MS; i < 3; i++, t += 3 * MS) {
+		recs0[n++] = sw(t, 7, 1, 0);
+		fast[i] = wk(t + MS, 7, 0);
+		recs0[n++] = sw(t + 2 * MS, 0, 0, 7);
+	}
+	for (i = 0; i < n; i++) {
+		trig_watch_record(wt, 0, &recs0[i], sizeof(recs0[i]));
+		if (i >= 2 && i % 2 == 0)
+			trig_watch_record(wt, 0, &fast[(i - 2) / 2],
+					  sizeof(fast[0]));
+	}
+	trig_watch_record(wt, 1, &late, sizeof(late)); /* CPU 1, read last */
+	CHECK_EQ_I64(take(wt, h, 4), 2);
+	CHECK_EQ_I64(h[0].spec, 0);
+	CHECK(h[0].start == 100 * MS && h[0].end == 900 * MS);
+	CHECK_EQ_I64(h[1].spec, 1);
+	CHECK(h[1].start == 900 * MS && h[1].end == 930 * MS);
+	trig_watch_free(wt);
 }
 
 /* A waking of a thread still running (read late, after its switch-out)
@@ -214,6 +268,34 @@ static void test_runqueue(void)
 	trig_watch_free(wt);
 }
 
+/* A muted spec's hits are counted, not queued, until the time given. */
+static void test_mute(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[2];
+	uint64_t merged = 0, suppressed = 0;
+	struct btr_wakeup w1 = wk(100 * MS, 7, 0), w2 = wk(300 * MS, 7, 0);
+	struct btr_switch r1 = sw(150 * MS, 0, 0, 7), o1 = sw(160 * MS, 7, 1, 0),
+			  r2 = sw(350 * MS, 0, 0, 7);
+
+	trig_spec_parse("latency>20ms", &s, err, sizeof(err));
+	wt = trig_watch_new(&s, 1, 1, false);
+	trig_watch_mute(wt, 0, 200 * MS, true);
+	trig_watch_record(wt, 0, &w1, sizeof(w1));
+	trig_watch_record(wt, 0, &r1, sizeof(r1)); /* 50 ms, muted */
+	trig_watch_record(wt, 0, &o1, sizeof(o1));
+	trig_watch_record(wt, 0, &w2, sizeof(w2));
+	trig_watch_record(wt, 0, &r2, sizeof(r2)); /* 50 ms, after it */
+	CHECK_EQ_I64(take(wt, h, 2), 1);
+	CHECK(h[0].end == 350 * MS);
+	trig_watch_muted(wt, &merged, &suppressed);
+	CHECK_EQ_I64(merged, 0);
+	CHECK_EQ_I64(suppressed, 1);
+	trig_watch_free(wt);
+}
+
 static void test_rate(void)
 {
 	struct trig_rate r;
@@ -229,7 +311,9 @@ static void test_rate(void)
 	CHECK_EQ_I64(trig_rate_init(&r, 3, 1000 * MS), 0);
 	CHECK(trig_rate_allow(&r, 0));
 	CHECK(trig_rate_allow(&r, 100 * MS));
+	CHECK(trig_rate_next(&r, 150 * MS) == 150 * MS);
 	CHECK(trig_rate_allow(&r, 200 * MS));
+	CHECK(trig_rate_next(&r, 250 * MS) == 1000 * MS);
 	CHECK(!trig_rate_allow(&r, 900 * MS));
 	CHECK(trig_rate_allow(&r, 1000 * MS)); /* the first left the window */
 	CHECK(!trig_rate_allow(&r, 1050 * MS));
@@ -271,8 +355,10 @@ int main(void)
 	RUN(test_spec);
 	RUN(test_latency_orders);
 	RUN(test_stale_waking);
+	RUN(test_long_then_short);
 	RUN(test_preempt_and_comm);
 	RUN(test_runqueue);
+	RUN(test_mute);
 	RUN(test_rate);
 	RUN(test_files);
 	return unit_finish();

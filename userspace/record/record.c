@@ -38,6 +38,7 @@
 #include "record/status.h"
 #include "record/tidbatch.h"
 #include "record/triggers.h"
+#include "trigger/watch.h"
 #include "record/ustacks.h"
 #include "util/log.h"
 
@@ -111,6 +112,7 @@ struct recorder {
 	uint64_t *pub_stack_records;
 	int write_wanted; /* atomic: the buffer is under pressure */
 	struct rec_triggers *trig; /* --trigger, else NULL */
+	struct trig_watch *watch;  /* its conditions, or NULL */
 	bool trigger_stop;         /* a trigger ended the recording */
 };
 
@@ -232,8 +234,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
-	if (r->trig)
-		rec_triggers_record(r->trig, cpu, h, len);
+	if (r->watch)
+		trig_watch_record(r->watch, cpu, h, len);
 	note_tids(&rc->tids, h);
 	if (r->ustacks && (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT ||
 			   h->type == BTR_REC_FORK))
@@ -538,6 +540,7 @@ static int setup(struct recorder *r)
 		log_error("%s", err);
 		return -EINVAL;
 	}
+	r->watch = r->trig ? rec_triggers_watch(r->trig) : NULL;
 	if (hotplug_init(&r->hotplug, &r->plan))
 		return -ENOMEM;
 	r->enc = calloc(r->ncpus, sizeof(*r->enc));

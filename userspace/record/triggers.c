@@ -34,7 +34,8 @@ struct rec_triggers {
 	char pending_producer[64], acting_producer[64];
 	int32_t pending_uid, acting_uid;
 	/* counts */
-	uint64_t fired, suppressed, refused, joined, filtered;
+	uint64_t fired, suppressed, refused, joined, filtered, merged;
+	uint32_t pending_specs; /* bit n: spec n already in the pending action */
 	uint64_t suppressed_logged, last_suppressed_log;
 };
 
@@ -85,11 +86,9 @@ void rec_triggers_free(struct rec_triggers *t)
 	free(t);
 }
 
-void rec_triggers_record(struct rec_triggers *t, uint32_t cpu,
-			 const void *rec, size_t len)
+struct trig_watch *rec_triggers_watch(const struct rec_triggers *t)
 {
-	if (t->watch)
-		trig_watch_record(t->watch, cpu, rec, len);
+	return t->watch;
 }
 
 /* A line of /proc/TID/FILE that starts with key, its rest in out. */
@@ -142,6 +141,24 @@ static const char *verb(bool stop)
 	return stop ? "the recording stops" : "a snapshot is written";
 }
 
+/* The watch counts the hits of a condition spec before `until` without
+ * queueing them: the spec is in the pending action (merged) or the rate
+ * limit is spent (suppressed). */
+static void mute(struct rec_triggers *t, uint32_t spec, uint64_t until,
+		 bool suppressed)
+{
+	if (t->watch && t->o->triggers[spec].kind != TRIG_NAMED)
+		trig_watch_mute(t->watch, spec, until, suppressed);
+}
+
+static void mute_all(struct rec_triggers *t, uint64_t until)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->o->ntriggers; i++)
+		mute(t, i, until, true);
+}
+
 /* Whether a trigger may act now: it joins an action already due, or the
  * rate limit lets it start one. */
 static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
@@ -150,11 +167,22 @@ static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
 	const struct trig_spec *s = &t->o->triggers[spec];
 
 	*joined = t->pending;
-	if (t->pending)
+	if (t->pending && (t->pending_specs & (1u << spec))) {
+		/* the same condition again before the action: one mark and
+		 * one line a condition and action are enough */
+		t->merged++;
+		return false;
+	}
+	if (t->pending) {
+		t->pending_specs |= 1u << spec;
+		mute(t, spec, t->due, false);
 		return true;
+	}
 	if (trig_rate_allow(&t->rate, t->now)) {
 		t->pending = true;
+		t->pending_specs = 1u << spec;
 		t->due = t->now + t->o->trigger_delay_ns;
+		mute(t, spec, t->due, false);
 		t->pending_spec = spec;
 		t->pending_ts = t->now;
 		snprintf(t->pending_producer, sizeof(t->pending_producer), "%s",
@@ -171,26 +199,31 @@ static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
 			  (unsigned long long)t->suppressed);
 		t->last_suppressed_log = t->now;
 	}
+	mute_all(t, trig_rate_next(&t->rate, t->now));
 	return false;
 }
 
 static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 {
 	const struct trig_spec *s = &t->o->triggers[h->spec];
-	int32_t tgid = tgid_of(h->tid);
 	char title[TRIG_TEXT_MAX + 64], what[96];
+	struct trigger_mark m;
+	int32_t tgid = 0;
 	bool joined;
-	struct trigger_mark m = {
-		.pid = tgid ? tgid : h->tid, .tid = h->tid, .comm = h->comm,
-		.start = h->start, .end = h->end, .title = title,
-		.condition = s->text, .cpu = h->cpu, .value = (int64_t)h->value,
-		.value_name = s->kind == TRIG_RUNQUEUE ? "threads" : "ns",
-	};
 
-	if (trig_spec_needs_proc(s) && !proc_filters_pass(s, h->tid, tgid)) {
-		t->filtered++;
-		return;
+	/* the filters /proc answers, then the limit, before anything else
+	 * reads /proc: a storm past the limit costs a count each */
+	if (trig_spec_needs_proc(s)) {
+		tgid = tgid_of(h->tid);
+		if (!proc_filters_pass(s, h->tid, tgid)) {
+			t->filtered++;
+			return;
+		}
 	}
+	if (!admit(t, h->spec, PRODUCER, 0, &joined))
+		return;
+	if (!tgid)
+		tgid = tgid_of(h->tid);
 	if (s->kind == TRIG_RUNQUEUE)
 		snprintf(what, sizeof(what), "%llu threads waiting on CPU %u",
 			 (unsigned long long)h->value, h->cpu);
@@ -201,8 +234,12 @@ static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 						  : "blocked (S)",
 			 (double)h->value / 1e6);
 	snprintf(title, sizeof(title), "%s: %s", s->text, what);
-	if (!admit(t, h->spec, PRODUCER, 0, &joined))
-		return;
+	m = (struct trigger_mark){
+		.pid = tgid ? tgid : h->tid, .tid = h->tid, .comm = h->comm,
+		.start = h->start, .end = h->end, .title = title,
+		.condition = s->text, .cpu = h->cpu, .value = (int64_t)h->value,
+		.value_name = s->kind == TRIG_RUNQUEUE ? "threads" : "ns",
+	};
 	t->fired++;
 	t->joined += joined;
 	if (trigger_emit(t->data, SEQ_SERVICE_RING, t->now, s->text, PRODUCER, 0,
@@ -258,6 +295,8 @@ enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
 	t->now = now;
 	if (t->server)
 		t->refused += trig_server_poll(t->server, on_named, t);
+	if (t->watch)
+		trig_watch_muted(t->watch, &t->merged, &t->suppressed);
 	while (t->watch && !t->stopping &&
 	       (n = trig_watch_take(t->watch, hits, HITS_PER_TAKE, &overflow)))
 		for (i = 0; i < n; i++)
@@ -301,14 +340,16 @@ static int emit_counts(struct rec_triggers *t, struct packet_sink *to,
 		"bpftrace_rec.triggers_suppressed",
 		"bpftrace_rec.triggers_refused",
 		"bpftrace_rec.trigger_snapshots_removed",
+		"bpftrace_rec.triggers_merged",
 	};
-	uint64_t v[] = { t->fired, t->suppressed, t->refused, t->files.removed };
+	uint64_t v[] = { t->fired, t->suppressed, t->refused, t->files.removed,
+			 t->merged };
 	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
-	Perfetto__Protos__TraceAttributes__Attribute a[4], *ap[4];
+	Perfetto__Protos__TraceAttributes__Attribute a[5], *ap[5];
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		perfetto__protos__trace_attributes__attribute__init(&a[i]);
 		a[i].key = (char *)keys[i];
 		a[i].value_case =
@@ -316,7 +357,7 @@ static int emit_counts(struct rec_triggers *t, struct packet_sink *to,
 		a[i].long_value = (int64_t)v[i];
 		ap[i] = &a[i];
 	}
-	ta.n_attribute = 4;
+	ta.n_attribute = 5;
 	ta.attribute = ap;
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
 	p.trace_attributes = &ta;
@@ -337,10 +378,12 @@ int rec_triggers_trailer(struct rec_triggers *t, struct packet_sink *to,
 
 void rec_triggers_log(const struct rec_triggers *t)
 {
-	log_event("triggers: %llu fired (%llu joined an action already due), "
+	log_event("triggers: %llu fired (%llu joined an action already due; "
+		  "%llu more of a condition already in it were merged into it), "
 		  "%llu suppressed by --trigger-max, %llu refused to their "
 		  "sender, %llu snapshots removed for --trigger-disk",
 		  (unsigned long long)t->fired, (unsigned long long)t->joined,
+		  (unsigned long long)t->merged,
 		  (unsigned long long)t->suppressed,
 		  (unsigned long long)t->refused,
 		  (unsigned long long)t->files.removed);

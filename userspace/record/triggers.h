@@ -26,9 +26,9 @@ struct rec_triggers *rec_triggers_new(const struct record_opts *o,
 				      size_t errlen);
 void rec_triggers_free(struct rec_triggers *t);
 
-/* A record a reader took from CPU cpu's ring. */
-void rec_triggers_record(struct rec_triggers *t, uint32_t cpu,
-			 const void *rec, size_t len);
+/* The conditions the readers feed their records to
+ * (trig_watch_record), or NULL when only named triggers are set. */
+struct trig_watch *rec_triggers_watch(const struct rec_triggers *t);
 
 /* Takes the conditions that held and the named triggers received; says
  * what is due now. */

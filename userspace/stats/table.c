@@ -35,15 +35,15 @@ struct mgather {
 	struct switch_check sw;      /* mismatched_sched_switch_tids */
 	struct blocked_count blocked; /* sched_blocked_reason events */
 	struct stack_count stacks;   /* PerfSamples */
-	int64_t trig[4];             /* the recorder's trigger counts */
+	int64_t trig[5];             /* the recorder's trigger counts */
 	bool has_trig;
 };
 
 /* The trigger counts a recording writes in its trailer (TraceAttributes
  * bpftrace_rec.NAME), as stats of that NAME. */
-static const char *const trig_stats[4] = {
+static const char *const trig_stats[5] = {
 	"triggers_fired", "triggers_suppressed", "triggers_refused",
-	"trigger_snapshots_removed",
+	"trigger_snapshots_removed", "triggers_merged",
 };
 
 static void note_trigger_counts(struct mgather *m,
@@ -58,7 +58,7 @@ static void note_trigger_counts(struct mgather *m,
 		if (!a->key || strncmp(a->key, "bpftrace_rec.", 13) ||
 		    a->value_case != PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE)
 			continue;
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			if (!strcmp(a->key + 13, trig_stats[k])) {
 				m->trig[k] = a->long_value;
 				m->has_trig = true;
@@ -523,7 +523,7 @@ static int machine_rows(struct stat_table *t, const struct stat_gather *g,
 
 	if (!e)
 		e = ftrace_rows(&r, m);
-	for (k = 0; !e && m->has_trig && k < 4; k++)
+	for (k = 0; !e && m->has_trig && k < 5; k++)
 		e = row(&r, trig_stats[k], -1, SEV_INFO, SRC_TRACE, m->trig[k]);
 	return e;
 }

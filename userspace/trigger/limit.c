@@ -44,6 +44,16 @@ void trig_rate_free(struct trig_rate *r)
 	r->times = NULL;
 }
 
+uint64_t trig_rate_next(const struct trig_rate *r, uint64_t now)
+{
+	uint64_t free_at;
+
+	if (!r->max || r->n < r->max)
+		return now;
+	free_at = r->times[r->next] + r->window;
+	return free_at > now ? free_at : now;
+}
+
 bool trig_rate_allow(struct trig_rate *r, uint64_t now)
 {
 	if (!r->max)

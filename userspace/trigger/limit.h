@@ -20,6 +20,8 @@ struct trig_rate {
 int trig_rate_parse(const char *s, uint32_t *max, uint64_t *window);
 int trig_rate_init(struct trig_rate *r, uint32_t max, uint64_t window);
 void trig_rate_free(struct trig_rate *r);
+/* When the next trigger may act, from `now`: now when one may. */
+uint64_t trig_rate_next(const struct trig_rate *r, uint64_t now);
 /* Whether a trigger at `now` may act; if so it counts. */
 bool trig_rate_allow(struct trig_rate *r, uint64_t now);
 

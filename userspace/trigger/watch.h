@@ -7,7 +7,10 @@
  * is also made in the other order, within the times the thread's own
  * records allow. Thread-safe with `locked` (reader threads): one lock per
  * stripe of thread ids. Conditions that hold are queued as hits for the
- * main thread (trig_watch_take); filters that read /proc are its job. */
+ * main thread (trig_watch_take); filters that read /proc are its job.
+ * Thread state sits in a table indexed by tid, in pages of 4096 threads
+ * (288 KiB of address space each) mapped as tids of theirs are seen; only
+ * the parts of a page that threads were seen in take memory. */
 #ifndef BTR_TRIGGER_WATCH_H
 #define BTR_TRIGGER_WATCH_H
 
@@ -15,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
 #include "trigger/spec.h"
 
 struct trig_hit {
@@ -35,16 +39,58 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				  uint32_t ncpus, bool locked);
 void trig_watch_free(struct trig_watch *w);
 
+/* The handlers of one record with reader threads (locked), out of line;
+ * with one reader the same code is inlined into the reader's path. */
+void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
+		       const struct btr_switch *r);
+void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
+		       const struct btr_wakeup *r);
+void trig_watch_freed(struct trig_watch *w, int32_t tid);
+
+#include "trigger/watch_hot.h"
+
 /* One record, as a reader took it from CPU cpu's ring. */
-void trig_watch_record(struct trig_watch *w, uint32_t cpu, const void *rec,
-		       size_t len);
+static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
+				     const void *rec, size_t len)
+{
+	uint16_t type = ((const struct btr_hdr *)rec)->type;
+
+	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
+		if (len < sizeof(struct btr_switch))
+			return;
+		if (__builtin_expect(w->locked, 0))
+			trig_watch_switch(w, cpu, rec);
+		else
+			on_switch(w, cpu, rec, false);
+	} else if (type == BTR_REC_WAKING || type == BTR_REC_WAKEUP_NEW) {
+		if (len < sizeof(struct btr_wakeup) ||
+		    ((const struct btr_wakeup *)rec)->pid <= 0)
+			return;
+		if (__builtin_expect(w->locked, 0))
+			trig_watch_waking(w, cpu, rec);
+		else
+			on_waking(w, cpu, rec, false);
+	} else if (type == BTR_REC_FREE) {
+		if (len >= sizeof(struct btr_exit))
+			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid);
+	}
+}
 
 /* Moves up to max queued hits into out, oldest first; returns how many.
  * *overflow (added to) counts hits the queue had no room for. */
 size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 		       uint64_t *overflow);
 
-/* Threads the watch keeps state of (for tests and -v). */
-size_t trig_watch_threads(struct trig_watch *w);
+/* Hits of spec that end before `until` (trace clock) are not queued but
+ * counted, as suppressed or as merged into an action already due: the
+ * main thread's way to keep a storm off the readers' path. */
+void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
+		     bool suppressed);
+/* Adds the hits muted since the last call to *merged and *suppressed. */
+void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
+		      uint64_t *suppressed);
+
+/* Pages of the thread table mapped (for tests and -v). */
+size_t trig_watch_pages(struct trig_watch *w);
 
 #endif
