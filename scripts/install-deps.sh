@@ -5,7 +5,7 @@ set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 protobuf-c-compiler libprotobuf-c-dev protobuf-compiler libjson-c-dev
-libarchive-dev libcap-dev libdw-dev bats jq linux-perf rt-tests bpftrace procps time
+libarchive-dev libcap-dev libdw-dev libzstd-dev bats jq linux-perf rt-tests bpftrace procps time
 libclang-rt-14-dev util-linux mount e2fsprogs libprotobuf32 zlib1g"
 
 missing=""
