@@ -28,6 +28,7 @@ OUT=${OUT:-build}
 case $OUT in /*) ;; *) OUT=$repo/$OUT ;; esac
 arch=$(dpkg --print-architecture)
 maint=${DEB_MAINTAINER:-$(git -C "$repo" log -1 --format='%an <%ae>' "$(git -C "$repo" rev-list --max-parents=0 HEAD | sed -n 1p)")}
+first=$(git -C "$repo" log -1 --format=%ct "$(git -C "$repo" rev-list --max-parents=0 HEAD | sed -n 1p)")
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct)}
 pkg=bpftrace-rec
 stage=$OUT/deb/$pkg
@@ -62,12 +63,23 @@ Comment: Built by scripts/mkdeb.sh from the bpftrace-rec repository. The
  their copyright files are in the Debian packages of those names.
 
 Files: *
-Copyright: the bpftrace-rec authors
+Copyright: $(date -u -d "@$first" +%Y) the bpftrace-rec authors
 License: unstated
  The repository states no license of its own; its BPF program declares
  the license "GPL" to the kernel.
 EOF
 chmod 0644 "$doc"/*
+# What lintian says of any static binary, and why this one is: the point
+# of the package is one file that needs no library on the host.
+install -d "$stage/usr/share/lintian/overrides"
+cat >"$stage/usr/share/lintian/overrides/$pkg" <<EOF
+# One file to deploy on any host: linked statically on purpose (make
+# static), with Debian 12's own static libraries, not modified copies.
+$pkg: statically-linked-binary [usr/bin/$pkg]
+$pkg: embedded-library bzip2 [usr/bin/$pkg]
+$pkg: embedded-library zlib [usr/bin/$pkg]
+EOF
+chmod 0644 "$stage/usr/share/lintian/overrides/$pkg"
 
 # Maintainer scripts. The unit is never enabled or started by the package.
 # An upgrade does not restart a running recorder: stopping it writes its
@@ -103,6 +115,9 @@ fi
 EOF
 chmod 0755 "$stage/DEBIAN/prerm" "$stage/DEBIAN/postinst" "$stage/DEBIAN/postrm"
 
+(cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z |
+	xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/md5sums"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat >"$stage/DEBIAN/control" <<EOF
 Package: $pkg
