@@ -151,6 +151,12 @@ static_missing = $(strip $(foreach a,$(STATIC_ARCHIVES),\
 need_static = $(if $(static_missing),$(error missing static libraries: \
 	$(static_missing); install the build dependencies first: make deps, as root))
 
+ifeq ($(SAN),1)
+ifneq ($(filter static deb,$(MAKECMDGOALS)),)
+$(error make static: a sanitizer build (SAN=1) has no static link: ASan has no static runtime)
+endif
+endif
+
 static: $(STATIC_BIN)
 
 $(STATIC_BIN): $(OBJS) $(PB_OBJ)
