@@ -61,6 +61,15 @@ stop_ok() {
 	r=$(systemctl show -P Result bpftrace-rec.service)
 	[ "$r" = success ] || fail "the recorder ended with Result=$r"
 }
+# caps_after_start HEX: once attached, the recorder's effective
+# capabilities are HEX (/proc/PID/status CapEff)
+caps_after_start() {
+	local pid eff
+	pid=$(systemctl show -P MainPID bpftrace-rec.service)
+	eff=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$pid/status")
+	say "effective capabilities once recording: $eff"
+	[ "$eff" = "$1" ] || fail "CapEff $eff once recording, not $1"
+}
 # blocked_named TRACE: counts the blocked reasons with a function name
 blocked_named() {
 	bpftrace-rec dump "$1" | grep -c ' sched_blocked_reason .*function=[A-Za-z_]'
@@ -76,6 +85,7 @@ say "start, snapshot, upgrade, stop"
 systemctl start bpftrace-rec.service || fail "systemctl start"
 wait_for 30 active || fail "not active after 30 s"
 sleep 2
+caps_after_start 0000000000000000
 load
 systemctl kill -s USR1 bpftrace-rec.service || fail "systemctl kill -s USR1"
 wait_for 30 settled "$state/flight.1.pb" || fail "no snapshot flight.1.pb after SIGUSR1"
@@ -107,6 +117,7 @@ systemctl daemon-reload
 systemctl start bpftrace-rec.service || fail "systemctl start (--callstacks)"
 wait_for 30 active || fail "not active after 30 s (--callstacks)"
 sleep 2
+caps_after_start 0000000000080000 # CAP_SYS_PTRACE (19) alone
 load
 stop_ok
 samples=$(bpftrace-rec dump "$state/flight.pb" | grep ' perf_sample ')
