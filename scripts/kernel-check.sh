@@ -20,9 +20,10 @@
 # initramfs of busybox and the static binary alone (make static), whose
 # /init (scripts/kernel/static-init.sh) records with it, plain and with
 # call stacks, and reads the traces back; no host root, no module (default
-# kernels: the four Debian ones, timeout 300). Needs root; installs qemu-system-x86, busybox-static,
-# kmod and cpio when missing. Images are cached in $BTR_KERNEL_CACHE
-# (default $TMPDIR/btr-kernels); logs go to $OUT/kernel-check/KERNEL/.
+# kernels: the four Debian ones, timeout 300). Needs root; installs
+# qemu-system-x86, busybox-static, kmod and cpio when missing. Images
+# are cached in $BTR_KERNEL_CACHE (default $TMPDIR/btr-kernels); logs go
+# to $OUT/kernel-check/KERNEL/.
 set -euo pipefail
 
 KERNELS_DEFAULT=(host linux-image-amd64 linux-image-rt-amd64
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=${2:?--tests needs file names}; shift 2 ;;
 	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
 	--static) static=1; shift ;;
-	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) log "unknown option: $1 (see --help)"; exit 64 ;;
 	*) kernels+=("$1"); shift ;;
 	esac
