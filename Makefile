@@ -88,7 +88,8 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUT)/tests/%,$(wildcard tests/
 # Test-only BPF programs (tests/synth/X.bpf.c), for the tools
 SYNTH_SKELS := $(patsubst %.bpf.c,$(OUT)/%.skel.h,$(wildcard tests/synth/*.bpf.c))
 
-.PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench bench-run
+.PHONY: all deps test unit cli sanitize clean install uninstall vmlinux record bench bench-run \
+	static deb
 
 all: $(BIN) $(TOOL_BINS) $(WORKLOAD_BINS)
 
@@ -132,6 +133,44 @@ $(BIN): $(OBJS) $(PB_OBJ)
 	$(need_pkgs)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# static: one file to copy to a host (docs/deploy.md). The same objects,
+# linked with -static against Debian 12's .a files: no PT_INTERP, nothing
+# read from the host at start-up but its BTF, /proc and /sys. libarchive
+# comes in through the three readers sync/archive.c enables (tar, zip,
+# gzip), which need nettle, zstd, xz, bzip2 and zlib, not its xml2, ICU,
+# lz4 or acl. dlopen is wrapped (util/static_nodl.c): libdw's debuginfod
+# client would load the host's libcurl into a static process.
+STATIC_BIN  := $(OUT)/static/bpftrace-rec
+STATIC_ARCHIVES := libbpf libelf libdw libarchive libnettle libprotobuf-c \
+		libjson-c libcap libzstd liblzma libbz2 libz
+STATIC_LIBS := -Wl,--start-group $(patsubst lib%,-l%,$(STATIC_ARCHIVES)) \
+		-Wl,--end-group -lm -pthread
+static_missing = $(strip $(foreach a,$(STATIC_ARCHIVES),\
+	$(if $(filter /%,$(shell $(CC) -print-file-name=$(a).a)),,$(a).a)))
+need_static = $(if $(static_missing),$(error missing static libraries: \
+	$(static_missing); install the build dependencies first: make deps, as root))
+
+ifeq ($(SAN),1)
+ifneq ($(filter static deb,$(MAKECMDGOALS)),)
+$(error make static: a sanitizer build (SAN=1) has no static link: ASan has no static runtime)
+endif
+endif
+
+static: $(STATIC_BIN)
+
+$(STATIC_BIN): $(OBJS) $(PB_OBJ)
+	$(need_pkgs)
+	$(need_static)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static $(CFLAGS) $(LDFLAGS) -Wl,--wrap=dlopen $^ $(STATIC_LIBS) -o $@
+
+# deb: the static binary, the man page, the bash completion and the
+# systemd unit (disabled) in $(OUT)/bpftrace-rec_$(VERSION)_ARCH.deb,
+# built with dpkg-deb alone (scripts/mkdeb.sh).
+deb: $(STATIC_BIN)
+	$(Q)OUT=$(OUT) VERSION=$(VERSION) scripts/mkdeb.sh $(STATIC_BIN)
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$<)

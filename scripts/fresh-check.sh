@@ -3,33 +3,40 @@
 # Debian 12 root (mmdebstrap minbase plus make, git and ca-certificates:
 # no build dependency, no sudo), with the commit under test cloned to
 # /root/p, as root, in a private mount namespace that has the host's /proc,
-# /sys (without tracefs or any other mount under it) and /dev. Exits
-# non-zero, naming the command, when either command fails.
+# /sys (without tracefs or any other mount under it) and /dev. Then builds
+# the package there (make deb), installs it in a second fresh root that
+# has nothing else, records with it and reads the trace back, and hands
+# that root to scripts/unit-check.sh, which boots it with systemd and runs
+# the unit. Exits non-zero, naming the command, when any step fails.
 #
-#   scripts/fresh-check.sh [--rev REV] [--keep]
+#   scripts/fresh-check.sh [--rev REV] [--keep] [--no-suite]
 #
 # REV is the commit to test (default HEAD; uncommitted changes are not
 # tested). The minbase tarball is cached in $TMPDIR (default /tmp) between
-# runs; --keep leaves the root behind for a look. Needs root and Debian's
-# mmdebstrap (installed when missing).
+# runs; --keep leaves the roots behind for a look; --no-suite skips the
+# second README command (make test: the whole suite). Needs root and
+# Debian's mmdebstrap (installed when missing).
 set -euo pipefail
 
-MIRROR=${FRESH_MIRROR:-http://deb.debian.org/debian}
-SECURITY=${FRESH_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
-SUITE=bookworm
 INCLUDE=make,git,ca-certificates
 RECORD_CMD='make record RECORD_ARGS="-d 2s"'
 TEST_CMD='make test'
+DEB_CMD='make deb'
+# the installed binary alone: it says it recorded events, and reads its trace
+# shellcheck disable=SC2016 # expanded in the root
+PKG_RECORD_CMD='bpftrace-rec -d 2s -o t.pb 2>rec.err; rc=$?; cat rec.err >&2;
+[ $rc -eq 0 ] && grep -q "recorded [1-9][0-9]* events" rec.err && bpftrace-rec stats t.pb >/dev/null'
 
 log() { printf 'fresh-check: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-rev=HEAD keep=0
+rev=HEAD keep=0 suite=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rev) rev=${2:?--rev needs a commit}; shift 2 ;;
 	--keep) keep=1; shift ;;
-	-h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--no-suite) suite=0; shift ;;
+	-h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) log "unknown argument: $1 (see --help)"; exit 64 ;;
 	esac
 done
@@ -38,38 +45,21 @@ done
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 sha=$(git -C "$repo" rev-parse --verify "$rev^{commit}") || die "no commit $rev"
 
-if ! command -v mmdebstrap >/dev/null; then
-	log "installing mmdebstrap"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
-fi
-
 # The minbase root, built once and cached: its name says what is in it.
-cache=${TMPDIR:-/tmp}/btr-fresh-check
-mkdir -p "$cache"
-key=$(printf '%s\n' "$SUITE" "$INCLUDE" "$MIRROR" "$SECURITY" | sha256sum | cut -c1-12)
-tarball=$cache/$SUITE-minbase-$key.tar
-if [ ! -s "$tarball" ]; then
-	log "building a minimal $SUITE root (mmdebstrap --variant=minbase)"
-	mmdebstrap --quiet --variant=minbase --mode=root --format=tar --include="$INCLUDE" \
-		"$SUITE" "$tarball.part" \
-		"deb $MIRROR $SUITE main" \
-		"deb $MIRROR $SUITE-updates main" \
-		"deb $SECURITY $SUITE-security main" ||
-		{ rm -f "$tarball.part"; die "mmdebstrap failed"; }
-	mv "$tarball.part" "$tarball"
-fi
+# shellcheck source=scripts/lib/debroot.sh
+. "$repo/scripts/lib/debroot.sh"
+tarball=$(debroot_tarball "$INCLUDE") || die "no minimal root"
+SUITE=$DEBROOT_SUITE
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/btr-fresh.XXXXXX")
 root=$work/root
 cleanup() {
 	# The mounts live in the child's private namespace and are gone with it;
 	# refuse to delete anything still mounted below the root all the same.
-	if grep -q " $root/" /proc/self/mountinfo; then
-		log "mounts left under $root: not removing it"
+	if grep -q " $work/" /proc/self/mountinfo; then
+		log "mounts left under $work: not removing it"
 	elif [ "$keep" -eq 1 ]; then
-		log "root kept in $root"
+		log "roots kept in $work"
 	else
 		rm -rf --one-file-system "$work"
 	fi
@@ -88,13 +78,15 @@ git clone -q --no-hardlinks --no-checkout "$repo" "$root/root/p"
 git -C "$root/root/p" checkout -q "$sha"
 log "testing ${sha:0:12} in $root (clone at /root/p)"
 
-# In the new mount namespace: /proc and a fresh sysfs (no tracefs, debugfs,
+# In a new mount namespace: /proc and a fresh sysfs (no tracefs, debugfs,
 # bpffs or cgroup mounted under it), the host's /dev, a tmpfs /run; then
-# each command in a clean environment, from the clone.
+# each command in a clean environment, from folder DIR of the root.
+#   in_namespace ROOT DIR NAME CMD [NAME CMD]...
 # shellcheck disable=SC2016
 inner='
 set -eu
-root=$1 record=$2 test=$3
+root=$1 dir=$2
+shift 2
 mount --make-rprivate /
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
@@ -103,7 +95,7 @@ mount -t tmpfs tmpfs "$root/run"
 in_root() {
 	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		/bin/bash -c "cd /root/p && $1"
+		/bin/bash -c "cd $dir && $1"
 }
 step() {
 	local name=$1 cmd=$2 t0=$SECONDS
@@ -120,9 +112,42 @@ if mountpoint -q "$root/sys/kernel/tracing"; then
 	echo "fresh-check: tracefs is mounted in the fresh root" >&2
 	exit 1
 fi
-step "README command 1 (record)" "$record && build/bpftrace-rec stats trace.pb"
-step "README command 2 (tests)" "$test"
+while [ $# -gt 1 ]; do
+	step "$1" "$2"
+	shift 2
+done
 '
-unshare --mount --propagation private -- bash -c "$inner" fresh-check \
-	"$root" "$RECORD_CMD" "$TEST_CMD"
-log "both README commands passed on a fresh $SUITE root"
+in_namespace() {
+	unshare --mount --propagation private -- bash -c "$inner" fresh-check "$@"
+}
+
+steps=("README command 1 (record)" "$RECORD_CMD && build/bpftrace-rec stats trace.pb")
+[ "$suite" -eq 1 ] && steps+=("README command 2 (tests)" "$TEST_CMD")
+in_namespace "$root" /root/p "${steps[@]}" "the package (make deb)" "$DEB_CMD"
+log "the README commands passed on a fresh $SUITE root"
+
+# The package, in a second fresh root that has nothing else: dpkg -i, a
+# recording, its trace read back; then the unit under systemd
+# (scripts/unit-check.sh boots that root with systemd as PID 1).
+debs=("$root"/root/p/build/bpftrace-rec_*.deb)
+[ -f "${debs[0]}" ] || die "make deb left no package in build/"
+deb=$work/$(basename "${debs[0]}")
+cp "${debs[0]}" "$deb"
+# lintian, on the host: errors and warnings fail (mkdeb.sh overrides the
+# static binary's tags, with the reason)
+if ! command -v lintian >/dev/null; then
+	log "installing lintian"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null
+fi
+lintian --fail-on error,warning "$deb" || die "lintian finds fault with $(basename "$deb")"
+pkgroot=$work/pkgroot
+mkdir -p "$pkgroot"
+tar -C "$pkgroot" -xf "$tarball"
+cp "$deb" "$pkgroot/root/bpftrace-rec.deb"
+in_namespace "$pkgroot" /root \
+	"install the package" "dpkg -i /root/bpftrace-rec.deb" \
+	"record with it" "$PKG_RECORD_CMD"
+log "the package installs and records on a fresh $SUITE root"
+cp /etc/resolv.conf "$pkgroot/etc/resolv.conf"
+"$repo/scripts/unit-check.sh" --root "$pkgroot" --deb "$deb" ||
+	die "the systemd unit failed (scripts/unit-check.sh)"

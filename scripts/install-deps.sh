@@ -1,11 +1,13 @@
 #!/bin/sh
 # Installs the Debian 12 packages that building and testing bpftrace-rec
-# need, when any is missing. Run as root (make deps / make test do it).
+# need, when any is missing (nettle-dev, libbz2-dev and libzstd-dev for
+# the static link of make static alone). Run as root (make deps / make
+# test do it).
 set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 protobuf-c-compiler libprotobuf-c-dev protobuf-compiler libjson-c-dev
-libarchive-dev libcap-dev libdw-dev bats jq linux-perf rt-tests bpftrace procps time
+libarchive-dev libcap-dev libdw-dev libzstd-dev nettle-dev libbz2-dev bats jq linux-perf rt-tests bpftrace procps time
 libclang-rt-14-dev util-linux mount e2fsprogs libprotobuf32 zlib1g"
 
 missing=""

@@ -9,15 +9,21 @@
 #
 #   scripts/kernel-check.sh [--pass native|fallback]... [--tests "F..."]
 #                           [--timeout SECONDS] [KERNEL...]
+#   scripts/kernel-check.sh --static [--timeout SECONDS] [KERNEL...]
 #
 # KERNEL: host, or a Debian kernel package: a metapackage
 # (linux-image-amd64, linux-image-rt-amd64, linux-image-6.12-amd64,
 # linux-image-6.12-rt-amd64, ...: its current image is taken) or an image
 # package. Default: the five of docs/kernels.md. --tests: bats files
 # without .bats (default: run-tests.sh's list). --timeout: per kernel
-# (default 1500). Needs root; installs qemu-system-x86, busybox-static,
-# kmod and cpio when missing. Images are cached in $BTR_KERNEL_CACHE
-# (default $TMPDIR/btr-kernels); logs go to $OUT/kernel-check/KERNEL/.
+# (default 1500). --static: the light mode instead: each kernel boots an
+# initramfs of busybox and the static binary alone (make static), whose
+# /init (scripts/kernel/static-init.sh) records with it, plain and with
+# call stacks, and reads the traces back; no host root, no module (default
+# kernels: the four Debian ones, timeout 300). Needs root; installs
+# qemu-system-x86, busybox-static, kmod and cpio when missing. Images
+# are cached in $BTR_KERNEL_CACHE (default $TMPDIR/btr-kernels); logs go
+# to $OUT/kernel-check/KERNEL/.
 set -euo pipefail
 
 KERNELS_DEFAULT=(host linux-image-amd64 linux-image-rt-amd64
@@ -34,18 +40,29 @@ kernel/fs/ext4/ext4.ko"
 log() { printf 'kernel-check: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-passes=() tests="" timeout=1500 kernels=()
+passes=() tests="" timeout="" kernels=() static=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--pass) passes+=(--pass "${2:?--pass needs native or fallback}"); shift 2 ;;
 	--tests) tests=${2:?--tests needs file names}; shift 2 ;;
 	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
-	-h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--static) static=1; shift ;;
+	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) log "unknown option: $1 (see --help)"; exit 64 ;;
 	*) kernels+=("$1"); shift ;;
 	esac
 done
+if [ "$static" -eq 1 ]; then
+	[ ${#passes[@]} -eq 0 ] && [ -z "$tests" ] ||
+		{ log "--static runs no tests: no --pass or --tests"; exit 64; }
+	[ ${#kernels[@]} -gt 0 ] || kernels=("${KERNELS_DEFAULT[@]:1}")
+	for k in "${kernels[@]}"; do
+		[ "$k" != host ] || { log "--static boots Debian kernels; on the host run build/static/bpftrace-rec itself"; exit 64; }
+	done
+	timeout=${timeout:-300}
+fi
 [ ${#kernels[@]} -gt 0 ] || kernels=("${KERNELS_DEFAULT[@]}")
+timeout=${timeout:-1500}
 [ "$(id -u)" -eq 0 ] || die "must run as root (BPF, qemu's 9p export of /)"
 
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -54,10 +71,12 @@ OUT=${OUT:-build}
 # Perfetto's trace_processor_shell, which the tests hold traces against
 # (tests/cli/helpers.bash): an absolute path, the same in the guests
 TRACE_PROCESSOR=${TRACE_PROCESSOR:-$(command -v trace_processor_shell || true)}
-[ -n "$TRACE_PROCESSOR" ] && [ -x "$TRACE_PROCESSOR" ] ||
-	die "no trace_processor_shell: put it on PATH or set TRACE_PROCESSOR (see README.md)"
-TRACE_PROCESSOR=$(realpath "$TRACE_PROCESSOR")
-export TRACE_PROCESSOR
+if [ "$static" -eq 0 ]; then
+	[ -n "$TRACE_PROCESSOR" ] && [ -x "$TRACE_PROCESSOR" ] ||
+		die "no trace_processor_shell: put it on PATH or set TRACE_PROCESSOR (see README.md)"
+	TRACE_PROCESSOR=$(realpath "$TRACE_PROCESSOR")
+	export TRACE_PROCESSOR
+fi
 cache=${BTR_KERNEL_CACHE:-${TMPDIR:-/tmp}/btr-kernels}
 results=$repo/$OUT/kernel-check
 mkdir -p "$cache" "$results"
@@ -77,7 +96,12 @@ fi
 
 log "building"
 make --no-print-directory deps >/dev/null
-make --no-print-directory -j"$(nproc)" OUT="$OUT" all >/dev/null
+if [ "$static" -eq 1 ]; then
+	make --no-print-directory -j"$(nproc)" OUT="$OUT" static >/dev/null
+	static_bin=$repo/$OUT/static/bpftrace-rec
+else
+	make --no-print-directory -j"$(nproc)" OUT="$OUT" all >/dev/null
+fi
 
 # The image package behind a name: a metapackage's current dependency,
 # or the name itself when it is an image package.
@@ -134,19 +158,33 @@ module_order() {
 	done | awk '!seen[$0]++'
 }
 
-# The initramfs of kernel folder $1: busybox, the modules, guest-init.sh.
+# The initramfs of kernel folder $1: busybox, the modules, guest-init.sh;
+# with --static, busybox, the static binary and static-init.sh alone.
 make_initramfs() {
 	local kdir=$1 out tmp i=0 m v key
-	# named after what it holds: rebuilt when the init or the modules change
-	key=$( (cat scripts/kernel/guest-init.sh; echo "$MODULES") | sha256sum | cut -c1-12)
-	out=$kdir/kcheck-initrd-$key.cpio.gz
+	if [ "$static" -eq 1 ]; then
+		# in the cache of no kernel: the same for all of them
+		key=$(cat scripts/kernel/static-init.sh "$static_bin" | sha256sum | cut -c1-12)
+		out=$cache/kcheck-static-initrd-$key.cpio.gz
+	else
+		# named after what it holds: rebuilt when the init or the modules change
+		key=$( (cat scripts/kernel/guest-init.sh; echo "$MODULES") | sha256sum | cut -c1-12)
+		out=$kdir/kcheck-initrd-$key.cpio.gz
+	fi
 	[ -s "$out" ] && { echo "$out"; return; }
 	v=$(ls "$kdir/lib/modules")
 	tmp=$(mktemp -d)
-	mkdir -p "$tmp"/{bin,proc,sys,dev,modules}
+	mkdir -p "$tmp"/{bin,proc,sys,dev,modules,tmp}
 	cp /bin/busybox "$tmp/bin/busybox"
-	install -m 0755 scripts/kernel/guest-init.sh "$tmp/init"
-	for m in $(module_order "$kdir"); do
+	if [ "$static" -eq 1 ]; then
+		rm -f "$cache"/kcheck-static-initrd-*.cpio.gz
+		install -m 0755 scripts/kernel/static-init.sh "$tmp/init"
+		install -m 0755 "$static_bin" "$tmp/bpftrace-rec"
+		rmdir "$tmp/modules"
+	else
+		install -m 0755 scripts/kernel/guest-init.sh "$tmp/init"
+	fi
+	[ "$static" -eq 1 ] || for m in $(module_order "$kdir"); do
 		i=$((i + 1))
 		local dst
 		dst=$tmp/modules/$(printf '%02d' $i)-$(basename "${m%.xz}")
@@ -177,6 +215,10 @@ boot_kernel() {
 	printf 'BTR_EMULATED=1 OUT=%q TRACE_PROCESSOR=%q exec bash scripts/kernel/run-tests.sh %s\n' \
 		"$OUT" "$TRACE_PROCESSOR" "$args" >"$res/cmd"
 	rm -f "$res/rc" "$res/log"
+	if [ "$static" -eq 1 ]; then
+		boot_static "$vmlinuz" "$initrd" "$res"
+		return
+	fi
 	# One TCG thread for both vCPUs: with a thread each (thread=multi) a
 	# vCPU could go on running a stale translation of kernel text that
 	# the other was patching (text_poke_bp's int3, as attaching and
@@ -190,6 +232,21 @@ boot_kernel() {
 		-virtfs local,path=/,mount_tag=host,security_model=passthrough,readonly=on,multidevs=remap \
 		-virtfs "local,path=$res,mount_tag=out,security_model=none" \
 		</dev/null >"$res/console" 2>&1 || true
+}
+
+# --static: boots kernel $1 with initramfs $2, no device but the serial
+# console, whose lines from static-init.sh make the results in $3.
+boot_static() {
+	local vmlinuz=$1 initrd=$2 res=$3
+	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+		-accel tcg,thread=single -cpu max -smp 2 -m 1024 \
+		-nographic -no-reboot -nic none \
+		-kernel "$vmlinuz" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		</dev/null >"$res/console" 2>&1 || true
+	tr -d '\r' <"$res/console" | sed -n 's/^.*kcheck-static: //p' >"$res/log"
+	sed -n 's/^rc=//p' "$res/log" >"$res/rc"
+	[ -s "$res/rc" ] || rm -f "$res/rc"
 }
 
 failed=()
