@@ -7,7 +7,11 @@
 # (/unit-check/bpftrace-rec-up.deb), stops it and reads the final trace
 # back: the blocked functions are named (CAP_SYSLOG read kallsyms). Then
 # the same with the man page's --callstacks drop-in (CAP_SYS_PTRACE): the
-# kernel frames are named. Last, remove and purge. Writes its log to
+# kernel frames are named. Then the unit's triggers drop-in: a named
+# trigger sent by `bpftrace-rec trigger` reaches the recorder through its
+# RuntimeDirectory and writes a snapshot by itself, whose Trigger packet
+# dump shows and whose trigger the journal has a line of. Last, remove
+# and purge. Writes its log to
 # /unit-check/log and its exit status to /unit-check/rc, then powers off.
 set -uo pipefail
 dir=/unit-check
@@ -127,6 +131,30 @@ say "--callstacks: $(wc -l <<<"$samples") samples, $k with named kernel frames, 
 grep 'stack=__schedule,.*,__libc_start_main' <<<"$samples" | sed -n 1,2p
 [ "$k" -gt 0 ] || fail "no sample with named kernel frames"
 [ "$u" -gt 0 ] || fail "no sample with named user frames"
+rm -rf /etc/systemd/system/bpftrace-rec.service.d
+systemctl daemon-reload
+
+say "the triggers drop-in"
+rm -f "$state"/flight.*.pb
+mkdir -p /etc/systemd/system/bpftrace-rec.service.d
+cat >/etc/systemd/system/bpftrace-rec.service.d/triggers.conf <<'UNIT'
+[Service]
+ExecStart=
+ExecStart=/usr/bin/bpftrace-rec --quiet --buffer-size 64M -o /var/lib/bpftrace-rec/flight.pb --trigger D>30s --trigger name:deploy --trigger-delay 200ms
+UNIT
+systemctl daemon-reload
+systemctl start bpftrace-rec.service || fail "systemctl start (triggers)"
+wait_for 30 active || fail "not active after 30 s (triggers)"
+wait_for 30 test -S /run/bpftrace-rec/trigger.sock || fail "no /run/bpftrace-rec/trigger.sock"
+bpftrace-rec trigger deploy || fail "bpftrace-rec trigger deploy"
+wait_for 30 settled "$state/flight.1.pb" || fail "no snapshot after the named trigger"
+bpftrace-rec dump "$state/flight.1.pb" | grep -q ' trigger name=deploy ' ||
+	fail "the snapshot holds no Trigger packet"
+journalctl -u bpftrace-rec.service --no-pager | grep -q 'trigger name:deploy fired' ||
+	fail "no line of the trigger in the journal"
+stop_ok
+[ ! -e /run/bpftrace-rec/trigger.sock ] || fail "the socket is left after stop"
+say "named trigger: snapshot $(stat -c %s "$state/flight.1.pb") bytes"
 rm -rf /etc/systemd/system/bpftrace-rec.service.d
 systemctl daemon-reload
 

@@ -231,6 +231,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 			r->stack_records[cpu]++;
 		return e;
 	}
+	if (r->watch)
+		trig_watch_prefetch(r->watch, h);
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;

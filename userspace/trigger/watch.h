@@ -49,6 +49,22 @@ void trig_watch_freed(struct trig_watch *w, int32_t tid);
 
 #include "trigger/watch_hot.h"
 
+/* Starts loading the state of the threads a record names, so that it is
+ * in the cache by the time trig_watch_record runs (the reader encodes
+ * the record in between): with many threads, the misses on their state
+ * were most of the watch's cost. */
+static inline void trig_watch_prefetch(struct trig_watch *w, const void *rec)
+{
+	uint16_t type = ((const struct btr_hdr *)rec)->type;
+
+	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
+		trig_watch_prefetch_tid(w, ((const struct btr_switch *)rec)->prev_pid);
+		trig_watch_prefetch_tid(w, ((const struct btr_switch *)rec)->next_pid);
+	} else if (type == BTR_REC_WAKING || type == BTR_REC_WAKEUP_NEW) {
+		trig_watch_prefetch_tid(w, ((const struct btr_wakeup *)rec)->pid);
+	}
+}
+
 /* One record, as a reader took it from CPU cpu's ring. */
 static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
 				     const void *rec, size_t len)

@@ -166,6 +166,18 @@ HOT struct tstate *thread(struct trig_watch *w, int32_t tid, bool locked)
 	return &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
 }
 
+HOT void trig_watch_prefetch_tid(struct trig_watch *w, int32_t tid)
+{
+	struct tstate *page;
+
+	if ((uint32_t)tid - 1 >= TID_MAX - 1)
+		return;
+	page = __atomic_load_n(&w->pages[(uint32_t)tid >> PAGE_SHIFT],
+			       __ATOMIC_RELAXED);
+	if (page)
+		__builtin_prefetch(&page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)], 1);
+}
+
 HOT void release(struct trig_watch *w, int32_t tid, bool locked)
 {
 	if (locked)
