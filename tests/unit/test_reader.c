@@ -891,8 +891,8 @@ static const char *build_kinds_trace(void)
 	p.service_event = &se;
 	add_packet(&file, &p);
 
-	/* A payload we do not model: track_event (11), interned_data (12). */
-	put(&file, "\x0a\x08\x40\x07\x5a\x00\x7a\x00\x5a\x00", 10);
+	/* Payloads we do not model: sys_stats (7), field 15. */
+	put(&file, "\x0a\x08\x40\x07\x3a\x00\x7a\x00\x3a\x00", 10);
 
 	for (i = 0; i < 9; i++) {
 		perfetto__protos__ftrace_event__init(&ev[i]);
@@ -990,7 +990,7 @@ static void test_dump_kinds(void)
 		"readaheads_failed=0 abi_violations=0 "
 		"trace_writer_packet_loss=0\n"
 		"9 - service_event tracing_disabled\n"
-		"7 - unknown_packet fields=11,15\n"
+		"7 - unknown_packet fields=7,15\n"
 		"1010 2 sched_switch prev_pid=5 prev_comm=a prev_state=256(R+) "
 		"next_pid=6 next_comm=b next_prio=120\n"
 		"1020 2 sched_waking pid=7 comm=c prio=100 target_cpu=3 "
@@ -1026,7 +1026,7 @@ static void test_dump_kinds(void)
 			"\"tracing_disabled\":true}");
 	CHECK_STR(next_line(&rest),
 		  "{\"ts\":7,\"cpu\":null,\"kind\":\"unknown_packet\","
-		  "\"fields\":[11,15]}");
+		  "\"fields\":[7,15]}");
 	while ((line = next_line(&rest)) && !strstr(line, "unknown_event"))
 		;
 	CHECK_STR(line, "{\"ts\":1090,\"cpu\":2,\"kind\":\"unknown_event\","
