@@ -201,14 +201,14 @@ stop_recorder() {
 	need_root
 	start_named
 	[ "$(stat -c %a "$TMP/trig.sock")" = 600 ]
-	run_as_nobody -- "$BTR" trigger --socket "$TMP/trig.sock" deploy
+	run_as_nobody -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
 	echo "$output"
 	[ "$status" = 1 ]
 	[[ "$output" == *"Permission denied"*"--trigger-allow"* ]]
-	run "$BTR" trigger --socket "$TMP/trig.sock" nosuch
+	run "$BTR" trigger --trigger-socket "$TMP/trig.sock" nosuch
 	[ "$status" = 1 ]
 	[[ "$output" == *"no --trigger name:NAME of that name"* ]]
-	"$BTR" trigger --socket "$TMP/trig.sock" deploy
+	"$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
 	sleep 0.5
 	stop_recorder
 	[ -s "$TMP/t.1.pb" ]
@@ -222,7 +222,7 @@ stop_recorder() {
 	rm -f "$TMP"/t*.pb
 	start_named --trigger-allow nobody
 	[ "$(stat -c %a "$TMP/trig.sock")" = 666 ]
-	run_as_nobody -- "$BTR" trigger --socket "$TMP/trig.sock" deploy
+	run_as_nobody -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
 	echo "$output"
 	[ "$status" = 0 ]
 	sleep 0.5
@@ -231,7 +231,7 @@ stop_recorder() {
 		where s.name = 'deploy' and a.key = 'trusted_producer_uid'" | sort -u)" = 65534 ]
 	rm -f "$TMP"/t*.pb
 	start_named --trigger-allow daemon
-	run_as_nobody -- "$BTR" trigger --socket "$TMP/trig.sock" deploy
+	run_as_nobody -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
 	echo "$output"
 	[ "$status" = 1 ]
 	[[ "$output" == *"refused: uid 65534 may not trigger this recorder"* ]]
@@ -246,7 +246,7 @@ stop_recorder() {
 	local i ok=0 refused=0 written kept size
 	start_named --trigger-max 5/1h --trigger-disk 1M -b 4M
 	for i in $(seq 30); do
-		if "$BTR" trigger --socket "$TMP/trig.sock" deploy 2>>"$TMP/cli.err"; then
+		if "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy 2>>"$TMP/cli.err"; then
 			ok=$((ok + 1))
 		else
 			refused=$((refused + 1))
@@ -301,7 +301,7 @@ EOF
 	[ ! -e "$TMP/x.pb" ]
 	run "$BTR" trigger
 	[ "$status" = 64 ]
-	run "$BTR" trigger --socket "$TMP/none.sock" deploy
+	run "$BTR" trigger --trigger-socket "$TMP/none.sock" deploy
 	[ "$status" = 1 ]
 	[[ "$output" == *"no recorder with --trigger name:NAME listens there"* ]]
 }

@@ -345,7 +345,7 @@ static error_t client_opt(int key, char *arg, struct argp_state *st)
 int cmd_trigger(int argc, char **argv)
 {
 	static const struct argp_option opts[] = {
-		{ "socket", 's', "PATH", 0, "The recorder's socket (its --trigger-socket; default " TRIG_SOCKET_DEFAULT ")", 0 },
+		{ "trigger-socket", 's', "PATH", 0, "The recorder's socket, as its --trigger-socket (default " TRIG_SOCKET_DEFAULT ")", 0 },
 		{ 0 },
 	};
 	static const char doc[] =
