@@ -160,14 +160,24 @@ read_stall() {
 	[ "$(stat_value "$TMP/t.pb" triggers_fired)" -ge 2 ]
 }
 
-@test "runqueue>2: five busy threads on one CPU fire it once for that CPU" {
+@test "runqueue>2: five busy threads on one CPU fire it once for that CPU; pid= and cgroup= narrow it" {
 	need_root
-	local cpu=$(($(nproc) - 1)) i
+	local cpu=$(($(nproc) - 1)) i cg
+	# the busy threads' cgroup is this shell's (cgroup v2)
+	cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	[ -n "$cg" ] || fail "no cgroup v2 path in /proc/self/cgroup"
 	"$BTR" --trigger 'runqueue>2,comm=btr-busyloop' --trigger-delay 200ms \
+		--trigger "runqueue>2,comm=btr-busyloop,cgroup=$cg" \
+		--trigger 'runqueue>2,comm=btr-busyloop,cgroup=/no-such.slice' \
+		--trigger 'runqueue>2,comm=btr-busyloop,pid=1' -v \
 		-o "$TMP/t.pb" -- bash -c "for i in 1 2 3 4 5; do taskset -c $cpu '$TOOLS/busyloop' 1 & done; wait" \
 		>"$TMP/cmd.out" 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
 	cat "$TMP/rec.err"
 	grep -q "trigger runqueue>2,comm=btr-busyloop fired: tid [0-9]* (btr-busyloop, .*) [3-9] threads waiting on CPU $cpu," "$TMP/rec.err"
+	grep -q "trigger runqueue>2,comm=btr-busyloop,cgroup=$cg fired: tid [0-9]* (btr-busyloop, " "$TMP/rec.err"
+	! grep -q "no-such.slice fired\|pid=1 fired" "$TMP/rec.err" || fail "a filter let a thread through"
+	# the two left out were held and filtered, by /proc
+	grep -q "debug: [1-9][0-9]* trigger conditions held for threads their pid= or cgroup= left out" "$TMP/rec.err"
 	[ -s "$TMP/t.1.pb" ]
 	# an instant on the thread that made it three
 	[ "$(tp_query "$TMP/t.1.pb" "select count(*) from slice s join thread_track tt
@@ -208,6 +218,12 @@ stop_recorder() {
 	run "$BTR" trigger --trigger-socket "$TMP/trig.sock" nosuch
 	[ "$status" = 1 ]
 	[[ "$output" == *"no --trigger name:NAME of that name"* ]]
+	# clients that misbehave get an answer and hold nothing up: one that
+	# sends nothing, one that sends a line longer than any name
+	run "$TOOLS/sockpoke" "$TMP/trig.sock"
+	[ "$status" = 0 ] && [ "$output" = "refused: no trigger name received" ]
+	run "$TOOLS/sockpoke" "$TMP/trig.sock" "$(printf 'x%.0s' $(seq 300))"
+	[ "$status" = 0 ] && [[ "$output" == "refused: this recorder has no"* ]]
 	"$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
 	sleep 0.5
 	stop_recorder
@@ -271,6 +287,32 @@ stop_recorder() {
 	# conservation: every record read, none lost, in the final trace
 	"$BTR" stats --fail-on-loss "$TMP/t.pb" >/dev/null
 	tp_stats_clean "$TMP/t.pb" mismatched_sched_switch_tids
+}
+
+@test "a trigger's snapshot on a full disk is removed, recording goes on, the next trigger is taken" {
+	need_root
+	local out=$TMP/small
+	mkdir "$out"
+	mount -t tmpfs -o size=64k tmpfs "$out"
+	chmod 755 "$TMP"
+	# a snapshot of a busy minute cannot fit; the final write fails too
+	"$BTR" --trigger name:deploy --trigger-socket "$TMP/trig.sock" \
+		--trigger-delay 0 -o "$out/t.pb" -- sh -c "
+		'$TOOLS/pingpong' 20000 >/dev/null
+		'$BTR' trigger --trigger-socket '$TMP/trig.sock' deploy
+		sleep 0.5
+		'$BTR' trigger --trigger-socket '$TMP/trig.sock' deploy
+		sleep 0.5" 2>"$TMP/rec.err" || rc=$?
+	ls -la "$out" >"$TMP/ls.txt"
+	umount "$out"
+	cat "$TMP/rec.err" "$TMP/ls.txt"
+	# both triggers taken, both snapshots failed and removed, no torn file
+	[ "$(grep -c 'trigger name:deploy fired' "$TMP/rec.err")" = 2 ]
+	[ "$(grep -c 'No space left on device (the incomplete file is removed; recording goes on)' "$TMP/rec.err")" = 2 ]
+	! grep -q 't\.[0-9]*\.pb' "$TMP/ls.txt" || fail "a torn snapshot was left"
+	# the final write failed too and says so
+	[ "${rc:-0}" = 1 ]
+	grep -q "$out/t.pb: No space left on device" "$TMP/rec.err"
 }
 
 @test "bad trigger expressions exit 64 naming the bad part" {

@@ -4,14 +4,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "encode/packet.h"
 #include "record/clocks.h"
+#include "record/task_status.h"
 #include "record/tidset.h"
 
 #define MAX_PROCS_PER_PACKET 256
@@ -38,59 +37,6 @@ struct procfs {
 	uint64_t scan_ts;
 };
 
-struct task_status {
-	char name[64];
-	int32_t tgid, ppid;
-	int32_t uid;
-	bool kthread, has_kthread;
-};
-
-static int read_file(const char *path, char *buf, size_t cap, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return 0;
-}
-
-static int read_status(int32_t tid, struct task_status *st)
-{
-	char path[64], buf[4096], *line, *save = NULL;
-	size_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (read_file(path, buf, sizeof(buf), &len))
-		return -1;
-	memset(st, 0, sizeof(*st));
-	st->tgid = -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "Name:\t", 6) == 0)
-			snprintf(st->name, sizeof(st->name), "%s", line + 6);
-		else if (sscanf(line, "Tgid: %d", &st->tgid) == 1)
-			continue;
-		else if (sscanf(line, "PPid: %d", &st->ppid) == 1)
-			continue;
-		else if (sscanf(line, "Uid: %d", &st->uid) == 1)
-			continue;
-		else if (strncmp(line, "Kthread:", 8) == 0) {
-			st->has_kthread = true;
-			st->kthread = strtol(line + 8, NULL, 10) == 1;
-		}
-	}
-	if (!st->has_kthread) /* before 6.4: children of kthreadd */
-		st->kthread = tid == 2 || st->ppid == 2;
-	return st->tgid > 0 ? 0 : -1;
-}
-
 static void *grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t c = *cap ? *cap : 16;
@@ -113,7 +59,7 @@ static int fill_cmdline(Process *pr, int32_t pid, const char *comm)
 	size_t len = 0, i, n = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	if (read_file(path, buf, sizeof(buf), &len) || len == 0) {
+	if (proc_read_file(path, buf, sizeof(buf), &len) || len == 0) {
 		pr->cmdline = calloc(1, sizeof(char *));
 		if (!pr->cmdline || !(pr->cmdline[0] = strdup(comm)))
 			return -ENOMEM;
@@ -193,12 +139,12 @@ static int describe(struct procfs *p, int32_t tid)
 
 	if (tid <= 0 || tidset_has(&p->seen_tids, tid))
 		return 0;
-	if (read_status(tid, &st))
+	if (task_status_read(tid, &st))
 		return 0; /* gone already: nothing to say */
 	if (!tidset_has(&p->seen_procs, st.tgid)) {
 		if (st.tgid == tid)
 			e = add_process(p, tid, &st);
-		else if (!read_status(st.tgid, &pst))
+		else if (!task_status_read(st.tgid, &pst))
 			e = add_process(p, st.tgid, &pst);
 		if (!e && st.tgid != tid && !tidset_has(&p->seen_tids, st.tgid))
 			e = add_thread(p, st.tgid, &pst);

@@ -7,6 +7,7 @@
 
 #include "encode/packet.h"
 #include "encode/trigger.h"
+#include "record/task_status.h"
 #include "trigger/limit.h"
 #include "trigger/socket.h"
 #include "trigger/watch.h"
@@ -31,7 +32,7 @@ struct rec_triggers {
 	bool acting;
 	uint32_t pending_spec, acting_spec;
 	uint64_t pending_ts, acting_ts;
-	char pending_producer[64], acting_producer[64];
+	char pending_producer[96], acting_producer[96];
 	int32_t pending_uid, acting_uid;
 	/* counts */
 	uint64_t fired, suppressed, refused, joined, filtered, merged;
@@ -91,34 +92,12 @@ struct trig_watch *rec_triggers_watch(const struct rec_triggers *t)
 	return t->watch;
 }
 
-/* A line of /proc/TID/FILE that starts with key, its rest in out. */
-static bool proc_line(int32_t tid, const char *file, const char *key,
-		      char *out, size_t n)
-{
-	char path[64], line[512];
-	size_t kl = strlen(key);
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, kl))
-			continue;
-		snprintf(out, n, "%s", line + kl + strspn(line + kl, " \t"));
-		out[strcspn(out, "\n")] = 0;
-		found = true;
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
+/* The task's process, 0 when it is gone. */
 static int32_t tgid_of(int32_t tid)
 {
-	char v[32];
+	struct task_status st;
 
-	return proc_line(tid, "status", "Tgid:", v, sizeof(v)) ? atoi(v) : 0;
+	return task_status_read(tid, &st) ? 0 : st.tgid;
 }
 
 /* The filters of s that /proc answers: pid= (the thread or its process)
@@ -130,7 +109,7 @@ static bool proc_filters_pass(const struct trig_spec *s, int32_t tid,
 
 	if (s->pid && s->pid != tid && s->pid != tgid)
 		return false;
-	if (s->cgroup[0] && (!proc_line(tid, "cgroup", "0::", cg, sizeof(cg)) ||
+	if (s->cgroup[0] && (task_cgroup_read(tid, cg, sizeof(cg)) ||
 			     !trig_cgroup_matches(s->cgroup, cg)))
 		return false;
 	return true;
@@ -257,7 +236,8 @@ static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 static const char *on_named(void *ctx, const char *name, uid_t uid, pid_t pid)
 {
 	struct rec_triggers *t = ctx;
-	char comm[32] = "", producer[64];
+	struct task_status st;
+	char producer[96];
 	uint32_t i;
 	bool joined;
 
@@ -269,8 +249,8 @@ static const char *on_named(void *ctx, const char *name, uid_t uid, pid_t pid)
 		return "this recorder has no --trigger name:NAME of that name";
 	if (t->stopping)
 		return "the recording is stopping";
-	proc_line(pid, "status", "Name:", comm, sizeof(comm));
-	snprintf(producer, sizeof(producer), "%s (pid %d)", comm, (int)pid);
+	snprintf(producer, sizeof(producer), "%s (pid %d)",
+		 task_status_read(pid, &st) ? "" : st.name, (int)pid);
 	if (!admit(t, i, producer, (int32_t)uid, &joined))
 		return "suppressed by --trigger-max";
 	t->fired++;
@@ -387,6 +367,11 @@ void rec_triggers_log(const struct rec_triggers *t)
 		  (unsigned long long)t->suppressed,
 		  (unsigned long long)t->refused,
 		  (unsigned long long)t->files.removed);
+	if (t->watch)
+		log_debug("trigger conditions: %zu pages of the thread table "
+			  "mapped (4096 threads each, 256 KiB of address space, "
+			  "resident only where threads were seen)",
+			  trig_watch_pages(t->watch));
 	if (t->filtered)
 		log_debug("%llu trigger conditions held for threads their "
 			  "pid= or cgroup= left out",

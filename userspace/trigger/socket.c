@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -355,6 +356,7 @@ int cmd_trigger(int argc, char **argv)
 		"or cannot be reached, 64 on a usage error.";
 	static const struct argp argp = { opts, client_opt, "NAME", doc, 0, 0, 0 };
 	struct client_args a = { NULL, TRIG_SOCKET_DEFAULT };
+	struct timeval reply_wait = { 10, 0 };
 	struct sockaddr_un addr;
 	char buf[LINE_MAX_LEN + 64];
 	int fd, n;
@@ -394,10 +396,12 @@ int cmd_trigger(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	shutdown(fd, SHUT_WR);
+	/* a recorder that hangs leaves its client an error, not a hang */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &reply_wait, sizeof(reply_wait));
 	r = recv(fd, buf, sizeof(buf) - 1, MSG_WAITALL);
 	close(fd);
 	if (r <= 0) {
-		log_error("%s: the recorder sent no answer", a.socket);
+		log_error("%s: the recorder sent no answer (in 10 s)", a.socket);
 		return EXIT_FAIL;
 	}
 	buf[r] = 0;

@@ -24,7 +24,6 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	for (i = 0; i < n; i++) {
 		switch (specs[i].kind) {
 		case TRIG_LATENCY:
-			w->latency = true;
 			if (specs[i].threshold < w->min_latency)
 				w->min_latency = specs[i].threshold;
 			break;
@@ -96,7 +95,6 @@ static void push(struct trig_watch *w, const struct trig_hit *h)
 /* A hit, unless its spec is muted (then counted). */
 static void queue_hit(struct trig_watch *w, const struct trig_hit *h)
 {
-
 	if (h->end < __atomic_load_n(&w->mute_until[h->spec], __ATOMIC_RELAXED)) {
 		__atomic_add_fetch(&w->muted[w->mute_suppressed[h->spec]], 1,
 				   __ATOMIC_RELAXED);
@@ -171,14 +169,11 @@ static void check(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 	}
 }
 
-
 /* A wait or sleep from start to end: the specs of kind k (or k2) it
  * passes are hits. Called only past the smallest threshold. */
-void trig_watch_hit(struct trig_watch *w,
-					  enum trig_kind k, enum trig_kind k2,
-					  int32_t tid, uint32_t cpu,
-					  uint64_t start, uint64_t end,
-					  char state, const char *comm)
+void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
+		    int32_t tid, uint32_t cpu, uint64_t start, uint64_t end,
+		    char state, const char *comm)
 {
 	struct trig_hit h = { .tid = tid, .cpu = cpu, .start = start,
 			      .end = end, .value = end - start, .state = state };
@@ -187,16 +182,13 @@ void trig_watch_hit(struct trig_watch *w,
 	check(w, k, k2, &h);
 }
 
-
-
 /* The queue of cpu holds n threads after a change by d: the runqueue
  * specs it passes fire, once until it is back under each. */
 void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n, int d,
 			 int32_t tid, uint64_t ts, const char *comm)
 {
-	uint32_t i;
-
 	int32_t lo = -1, hi = INT32_MAX;
+	uint32_t i;
 
 	if (n < 0) {
 		__atomic_store_n(&w->rq[cpu].n, 0, __ATOMIC_RELAXED);
@@ -208,7 +200,6 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n, int d,
 		struct trig_hit h = { .spec = i, .tid = tid, .cpu = (uint32_t)cpu,
 				      .start = ts, .end = ts, .value = (uint64_t)n,
 				      .state = 'R' };
-
 		int32_t thr = (int32_t)s->threshold;
 
 		if (s->kind != TRIG_RUNQUEUE)
@@ -229,7 +220,6 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n, int d,
 	__atomic_store_n(&w->rq[cpu].hi, hi, __ATOMIC_RELAXED);
 }
 
-
 struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p)
 {
 	struct tstate *page;
@@ -249,7 +239,6 @@ struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p)
 	pthread_mutex_unlock(&w->page_lock);
 	return page;
 }
-
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_switch *r)

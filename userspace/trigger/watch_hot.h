@@ -31,10 +31,9 @@ struct tstate {
 	uint64_t wait;     /* runnable since (0: not waiting) */
 	uint64_t last_out; /* its last switch-out read */
 	uint64_t sleep;    /* went to sleep at, its waking unread (0: not) */
-	uint64_t aux;      /* sleep set: a switch-in read after the sleep,
-			    * which its waking is no later than (0: none);
-			    * else: a waking read before the switch-out of
-			    * its sleep, which pairs it then (0: none) */
+	uint64_t wake_pend; /* a waking read before the switch-out of its
+			     * sleep, which pairs it then (0: none; never
+			     * with sleep set) */
 	/* A wait or a sleep whose end was read before its start (another
 	 * CPU's ring read later) and that may pass a threshold: kept apart,
 	 * so that the thread's short cycles read in the meantime do not
@@ -60,7 +59,7 @@ struct trig_watch {
 	const struct trig_spec *specs;
 	uint32_t nspecs, ncpus;
 	bool locked;
-	bool latency, blocked, runqueue; /* some spec of each kind */
+	bool blocked, runqueue; /* some spec of each kind */
 	uint64_t min_latency, min_blocked; /* the smallest thresholds */
 	struct stripe stripes[STRIPES];
 	/* thread state by tid, in pages allocated when a tid of theirs is
@@ -120,7 +119,6 @@ HOT void hit_blocked(struct trig_watch *w, int32_t tid,
 		    start, end, state, comm);
 }
 
-
 /* The queue of cpu (a valid one) gained (+1) or lost (-1) a thread. */
 HOT void rq_add(struct trig_watch *w, int32_t cpu, int d, int32_t tid,
 		uint64_t ts, const char *comm, bool locked)
@@ -145,7 +143,6 @@ HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 		t->rq_cpu1 = 0;
 	}
 }
-
 
 /* The state of tid (its page mapped on first sight), its stripe locked
  * with `locked`; NULL (nothing locked) out of memory or for a tid past
@@ -227,11 +224,10 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 
 	if (!t)
 		return;
-	if (t->sleep && ts >= t->sleep && (!t->aux || ts <= t->aux)) {
+	if (t->sleep && ts >= t->sleep) {
 		hit_blocked(w, r->pid, cpu, t->sleep, ts, (char)t->states,
 			    r->comm);
 		t->sleep = 0;
-		t->aux = 0;
 	} else if (__builtin_expect(t->long_sleep != 0, 0) &&
 		   ts >= t->long_sleep &&
 		   ts - t->long_sleep <= (uint64_t)t->long_until_us * 1000) {
@@ -239,9 +235,9 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 			    (char)(t->states >> 8), r->comm);
 		t->long_sleep = 0;
 	} else if (ts > t->last_out) {
-		/* its sleep's switch-out may come later */
-		t->sleep = 0;
-		t->aux = ts;
+		/* its sleep's switch-out may come later (a waking older than
+		 * the last switch-out read woke the thread before it ran) */
+		t->wake_pend = ts;
 	}
 	runnable(w, t, r->pid, cpu, r->target_cpu, ts, r->comm, locked);
 	release(w, r->pid, locked);
@@ -267,15 +263,14 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 	} else if (w->blocked && (st == STATE_S || st == STATE_D)) {
 		int32_t state = st == STATE_D ? 'D' : 'S';
 
-		if (!t->sleep && t->aux >= ts) { /* its waking, read first */
-			hit_blocked(w, r->prev_pid, cpu, ts, t->aux,
+		if (t->wake_pend >= ts) { /* its waking, read first */
+			hit_blocked(w, r->prev_pid, cpu, ts, t->wake_pend,
 				    (char)state, r->prev_comm);
-			t->aux = 0;
 		} else {
 			t->sleep = ts;
-			t->aux = 0;
 			t->states = (t->states & ~0xff) | state;
 		}
+		t->wake_pend = 0;
 	}
 	release(w, r->prev_pid, locked);
 }
@@ -289,7 +284,7 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	if (!t)
 		return;
 	rq_leave(w, t, locked);
-	if (t->sleep && !t->aux && t->sleep <= ts) {
+	if (t->sleep && t->sleep <= ts) {
 		/* it runs again, its waking unread: a sleep that may be long
 		 * goes apart, the thread's next sleeps may come first */
 		if (ts - t->sleep >= w->min_blocked) {
