@@ -6,7 +6,13 @@
  * only counts, as a streaming recording does. Encoders are flushed every
  * BATCH records, as the recorder does after each drain pass.
  *
- *   bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] FILE
+ *   bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] [-w SPEC]... FILE
+ *
+ * With -w, each record also goes through the trigger watch of the SPECs
+ * (userspace/trigger/watch.h) as the recorder's reader does with one
+ * reader: its thread state prefetched before encoding, the record watched
+ * after; queued hits are taken at each flush. Run it with and without -w
+ * to see what the conditions cost per record.
  *
  * Each repeat replays the file (timestamps shifted so they keep growing)
  * until it has taken SECONDS of CPU time (default 0.5); prints one line per
@@ -25,6 +31,8 @@
 #include "encode/bundle.h"
 #include "encode/packet.h"
 #include "record.h"
+#include "trigger/spec.h"
+#include "trigger/watch.h"
 
 #define RAW_MAGIC "BTRRAW01"
 #define MAX_CPUS 1024
@@ -137,6 +145,12 @@ int main(int argc, char **argv)
 	uint32_t ncpus = 0, cpu;
 	int repeats = 5, r, err = 1, e, opt_i;
 	const char *path = NULL;
+	struct trig_spec specs[TRIG_MAX];
+	struct trig_watch *watch = NULL;
+	struct trig_hit hits[64];
+	uint64_t nhits = 0, overflow = 0;
+	uint32_t nspecs = 0;
+	char spec_err[256];
 
 	out.sink.ctx = &out;
 	for (opt_i = 1; opt_i < argc; opt_i++) {
@@ -146,6 +160,16 @@ int main(int argc, char **argv)
 			min_cpu_s = strtod(argv[++opt_i], NULL);
 		else if (!strcmp(argv[opt_i], "-b") && opt_i + 1 < argc)
 			batch = strtoull(argv[++opt_i], NULL, 10);
+		else if (!strcmp(argv[opt_i], "-w") && opt_i + 1 < argc &&
+			 nspecs < TRIG_MAX) {
+			if (trig_spec_parse(argv[++opt_i], &specs[nspecs],
+					    spec_err, sizeof(spec_err))) {
+				fprintf(stderr, "bench_encode: -w %s: %s\n",
+					argv[opt_i], spec_err);
+				return 64;
+			}
+			nspecs++;
+		}
 		else if (!path && argv[opt_i][0] != '-')
 			path = argv[opt_i];
 		else
@@ -153,7 +177,7 @@ int main(int argc, char **argv)
 	}
 	if (!path || repeats < 1 || repeats > MAX_REPEATS || !batch ||
 	    min_cpu_s <= 0) {
-		fprintf(stderr, "usage: bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] FILE\n");
+		fprintf(stderr, "usage: bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] [-w SPEC]... FILE\n");
 		return 64;
 	}
 	e = load(path, &buf, &recs, &nrecs, &ncpus);
@@ -170,6 +194,8 @@ int main(int argc, char **argv)
 	span = tmax - tmin + 1;
 	cen = central_new(64ull << 20, 32u * 1024u, FILL_RING);
 	if (!cen)
+		goto cleanup;
+	if (nspecs && !(watch = trig_watch_new(specs, nspecs, ncpus, false)))
 		goto cleanup;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		enc[cpu] = bundle_enc_new(cpu, SEQ_FTRACE_BASE + cpu,
@@ -192,12 +218,22 @@ int main(int argc, char **argv)
 			w0 = clock_s(CLOCK_MONOTONIC);
 			for (i = 0; i < nrecs; i++) {
 				const struct raw_rec *x = &recs[i];
+				struct trig_pre pre;
+				bool watched;
 
 				if (x->h->type == BTR_REC_CLOCK)
 					continue;
+				watched = watch && trig_watch_prepare(watch, x->h,
+								      x->len, &pre);
 				if (bundle_enc_add(enc[x->cpu], x->h, x->len))
 					rejected++;
+				if (watched)
+					trig_watch_record_pre(watch, x->cpu, x->h, &pre);
 				if ((i + 1) % batch == 0) {
+					while (watch &&
+					       (e = (int)trig_watch_take(watch, hits, 64,
+									 &overflow)))
+						nhits += (uint64_t)e;
 					for (cpu = 0; cpu < ncpus; cpu++)
 						bundle_enc_flush(enc[cpu]);
 					if (central_under_pressure(
@@ -226,15 +262,17 @@ int main(int argc, char **argv)
 	}
 	qsort(rates, (size_t)repeats, sizeof(double), cmp_double);
 	qsort(walls, (size_t)repeats, sizeof(double), cmp_double);
-	printf("bench_encode records=%zu cpus=%u rate=%.0f rate_min=%.0f rate_max=%.0f wall_rate=%.0f bytes_per_record=%.2f packets=%llu rejected=%llu\n",
+	printf("bench_encode records=%zu cpus=%u rate=%.0f rate_min=%.0f rate_max=%.0f wall_rate=%.0f bytes_per_record=%.2f packets=%llu rejected=%llu watched=%u hits=%llu\n",
 	       nrecs, ncpus, rates[repeats / 2], rates[0], rates[repeats - 1],
 	       walls[repeats / 2], (double)out.bytes / (double)total,
-	       (unsigned long long)out.packets, (unsigned long long)rejected);
+	       (unsigned long long)out.packets, (unsigned long long)rejected,
+	       nspecs, (unsigned long long)(nhits + overflow));
 	err = 0;
 cleanup:
 	for (cpu = 0; cpu < ncpus && cpu < MAX_CPUS; cpu++)
 		bundle_enc_free(enc[cpu]);
 	central_free(cen);
+	trig_watch_free(watch);
 	free(recs);
 	free(buf);
 	return err;

@@ -75,7 +75,8 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	struct raw_out out = { NULL, 0, 2000000, 0, 0 };
-	struct capture_opts co = { .ringbuf_size = 4ull << 20,
+	struct kfeatures kf = { 0 };
+	struct capture_opts co = { .ringbuf_size = 4ull << 20, .kf = &kf,
 				   .on_record = on_record, .ctx = &out };
 	struct btr_cpu_acct *acct = NULL;
 	struct capture *c = NULL;
@@ -107,6 +108,10 @@ int main(int argc, char **argv)
 	out.f = fopen(path, "wb");
 	if (!out.f || fwrite(RAW_MAGIC, 8, 1, out.f) != 1) {
 		perror(path);
+		goto cleanup;
+	}
+	if (kfeatures_probe(&kf)) {
+		fprintf(stderr, "capture_raw: cannot probe the kernel's features (no BTF?)\n");
 		goto cleanup;
 	}
 	c = capture_open(&co, errbuf, sizeof(errbuf));

@@ -203,6 +203,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 	struct reader_ctx *rc = ctx;
 	struct recorder *r = rc->r;
 	const struct btr_hdr *h = data;
+	struct trig_pre pre;
+	bool watched;
 	int e;
 
 	if (len < sizeof(*h) || cpu >= r->ncpus)
@@ -231,13 +233,12 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 			r->stack_records[cpu]++;
 		return e;
 	}
-	if (r->watch)
-		trig_watch_prefetch(r->watch, h);
+	watched = r->watch && trig_watch_prepare(r->watch, h, len, &pre);
 	e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
-	if (r->watch)
-		trig_watch_record(r->watch, cpu, h, len);
+	if (watched)
+		trig_watch_record_pre(r->watch, cpu, h, &pre);
 	note_tids(&rc->tids, h);
 	if (r->ustacks && (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT ||
 			   h->type == BTR_REC_FORK))

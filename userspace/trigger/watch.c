@@ -241,18 +241,18 @@ struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p)
 }
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_switch *r)
+		       const struct btr_switch *r, const struct trig_pre *p)
 {
-	on_switch(w, cpu, r, true);
+	on_switch(w, cpu, r, p, true);
 }
 
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_wakeup *r)
+		       const struct btr_wakeup *r, struct tstate *t)
 {
-	on_waking(w, cpu, r, true);
+	on_waking(w, cpu, r, t, true);
 }
 
-void trig_watch_freed(struct trig_watch *w, int32_t tid)
+void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t)
 {
-	on_free(w, tid, w->locked);
+	on_free(w, tid, t, w->locked);
 }

@@ -32,6 +32,8 @@ struct trig_hit {
 };
 
 struct trig_watch;
+struct trig_pre;
+struct tstate;
 
 /* Watches the condition specs among specs[0..n) (named ones are not its
  * job); NULL when out of memory. */
@@ -42,54 +44,77 @@ void trig_watch_free(struct trig_watch *w);
 /* The handlers of one record with reader threads (locked), out of line;
  * with one reader the same code is inlined into the reader's path. */
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_switch *r);
+		       const struct btr_switch *r, const struct trig_pre *p);
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_wakeup *r);
-void trig_watch_freed(struct trig_watch *w, int32_t tid);
+		       const struct btr_wakeup *r, struct tstate *t);
+void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t);
 
 #include "trigger/watch_hot.h"
 
-/* Starts loading the state of the threads a record names, so that it is
- * in the cache by the time trig_watch_record runs (the reader encodes
- * the record in between): with many threads, the misses on their state
- * were most of the watch's cost. */
-static inline void trig_watch_prefetch(struct trig_watch *w, const void *rec)
+/* Looks up the state of the threads a record names and starts loading it,
+ * so that it is in the cache by the time trig_watch_record_pre runs (the
+ * reader encodes the record in between): with many threads, the misses
+ * on their state were most of the watch's cost. false: the record is
+ * none of the watch's. */
+static inline bool trig_watch_prepare(struct trig_watch *w, const void *rec,
+				      size_t len, struct trig_pre *p)
 {
 	uint16_t type = ((const struct btr_hdr *)rec)->type;
 
 	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
-		trig_watch_prefetch_tid(w, ((const struct btr_switch *)rec)->prev_pid);
-		trig_watch_prefetch_tid(w, ((const struct btr_switch *)rec)->next_pid);
-	} else if (type == BTR_REC_WAKING || type == BTR_REC_WAKEUP_NEW) {
-		trig_watch_prefetch_tid(w, ((const struct btr_wakeup *)rec)->pid);
+		const struct btr_switch *sw = rec;
+
+		if (len < sizeof(*sw))
+			return false;
+		p->t[0] = tstate_of(w, sw->prev_pid);
+		p->t[1] = tstate_of(w, sw->next_pid);
+		return true;
+	}
+	if (type == BTR_REC_WAKING || type == BTR_REC_WAKEUP_NEW) {
+		if (len < sizeof(struct btr_wakeup))
+			return false;
+		p->t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
+		return p->t[0] != NULL;
+	}
+	if (type == BTR_REC_FREE) {
+		if (len < sizeof(struct btr_exit))
+			return false;
+		p->t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
+		return p->t[0] != NULL;
+	}
+	return false;
+}
+
+/* One record, as a reader took it from CPU cpu's ring, prepared by
+ * trig_watch_prepare (which said true). */
+static inline void trig_watch_record_pre(struct trig_watch *w, uint32_t cpu,
+					 const void *rec,
+					 const struct trig_pre *p)
+{
+	uint16_t type = ((const struct btr_hdr *)rec)->type;
+
+	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
+		if (__builtin_expect(w->locked, 0))
+			trig_watch_switch(w, cpu, rec, p);
+		else
+			on_switch(w, cpu, rec, p, false);
+	} else if (type == BTR_REC_FREE) {
+		trig_watch_freed(w, ((const struct btr_exit *)rec)->pid, p->t[0]);
+	} else if (__builtin_expect(w->locked, 0)) {
+		trig_watch_waking(w, cpu, rec, p->t[0]);
+	} else {
+		on_waking(w, cpu, rec, p->t[0], false);
 	}
 }
 
-/* One record, as a reader took it from CPU cpu's ring. */
+/* Both at once: one record, as a reader took it from CPU cpu's ring. */
 static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
 				     const void *rec, size_t len)
 {
-	uint16_t type = ((const struct btr_hdr *)rec)->type;
+	struct trig_pre p;
 
-	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
-		if (len < sizeof(struct btr_switch))
-			return;
-		if (__builtin_expect(w->locked, 0))
-			trig_watch_switch(w, cpu, rec);
-		else
-			on_switch(w, cpu, rec, false);
-	} else if (type == BTR_REC_WAKING || type == BTR_REC_WAKEUP_NEW) {
-		if (len < sizeof(struct btr_wakeup) ||
-		    ((const struct btr_wakeup *)rec)->pid <= 0)
-			return;
-		if (__builtin_expect(w->locked, 0))
-			trig_watch_waking(w, cpu, rec);
-		else
-			on_waking(w, cpu, rec, false);
-	} else if (type == BTR_REC_FREE) {
-		if (len >= sizeof(struct btr_exit))
-			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid);
-	}
+	if (trig_watch_prepare(w, rec, len, &p))
+		trig_watch_record_pre(w, cpu, rec, &p);
 }
 
 /* Moves up to max queued hits into out, oldest first; returns how many.

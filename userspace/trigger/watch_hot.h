@@ -13,6 +13,14 @@
 #include "trigger/spec.h"
 
 struct trig_hit;
+struct tstate;
+
+/* The states of the threads a record names, looked up (and their lines
+ * prefetched) before the reader encodes it: a switch's prev and next, a
+ * waking's or a free's thread in t[0]. */
+struct trig_pre {
+	struct tstate *t[2];
+};
 
 #define STRIPES 64u     /* locks over thread ids */
 #define QUEUE_MAX 256u  /* hits waiting for the main thread */
@@ -144,35 +152,32 @@ HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 	}
 }
 
-/* The state of tid (its page mapped on first sight), its stripe locked
- * with `locked`; NULL (nothing locked) out of memory or for a tid past
- * the kernel's limit. A new thread's state is all zeros: pages are mapped
- * zeroed, freed threads zeroed again. */
-HOT struct tstate *thread(struct trig_watch *w, int32_t tid, bool locked)
+/* The state of tid (its page mapped on first sight), its line prefetched:
+ * looked up before the reader encodes the record, used after. NULL for
+ * tid 0 (the idle tasks), a tid past the kernel's limit, or out of
+ * memory. A new thread's state is all zeros: pages are mapped zeroed,
+ * freed threads zeroed again. */
+HOT struct tstate *tstate_of(struct trig_watch *w, int32_t tid)
 {
-	uint32_t p = (uint32_t)tid >> PAGE_SHIFT;
-	struct tstate *page;
-
-	if ((uint32_t)tid >= TID_MAX)
-		return NULL;
-	page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!page, 0) && !(page = trig_watch_map_page(w, p)))
-		return NULL;
-	if (locked)
-		pthread_mutex_lock(&w->stripes[(uint32_t)tid % STRIPES].lock);
-	return &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
-}
-
-HOT void trig_watch_prefetch_tid(struct trig_watch *w, int32_t tid)
-{
-	struct tstate *page;
+	struct tstate *page, *t;
 
 	if ((uint32_t)tid - 1 >= TID_MAX - 1)
-		return;
+		return NULL;
 	page = __atomic_load_n(&w->pages[(uint32_t)tid >> PAGE_SHIFT],
-			       __ATOMIC_RELAXED);
-	if (page)
-		__builtin_prefetch(&page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)], 1);
+			       __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!page, 0) &&
+	    !(page = trig_watch_map_page(w, (uint32_t)tid >> PAGE_SHIFT)))
+		return NULL;
+	t = &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
+	__builtin_prefetch(t, 1);
+	return t;
+}
+
+/* Locks tid's stripe with `locked`. */
+HOT void hold(struct trig_watch *w, int32_t tid, bool locked)
+{
+	if (locked)
+		pthread_mutex_lock(&w->stripes[(uint32_t)tid % STRIPES].lock);
 }
 
 HOT void release(struct trig_watch *w, int32_t tid, bool locked)
@@ -217,13 +222,11 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 }
 
 HOT void on_waking(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_wakeup *r, bool locked)
+		   const struct btr_wakeup *r, struct tstate *t, bool locked)
 {
-	struct tstate *t = thread(w, r->pid, locked);
 	uint64_t ts = r->h.ts;
 
-	if (!t)
-		return;
+	hold(w, r->pid, locked);
 	if (t->sleep && ts >= t->sleep) {
 		hit_blocked(w, r->pid, cpu, t->sleep, ts, (char)t->states,
 			    r->comm);
@@ -244,14 +247,12 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 }
 
 HOT void switch_out(struct trig_watch *w, uint32_t cpu,
-		    const struct btr_switch *r, bool locked)
+		    const struct btr_switch *r, struct tstate *t, bool locked)
 {
-	struct tstate *t = thread(w, r->prev_pid, locked);
 	uint64_t ts = r->h.ts;
 	int64_t st = r->prev_state;
 
-	if (!t)
-		return;
+	hold(w, r->prev_pid, locked);
 	if (t->wait <= ts)
 		t->wait = 0; /* it was running: that wait is over */
 	if (ts > t->last_out)
@@ -276,13 +277,11 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 }
 
 HOT void switch_in(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_switch *r, bool locked)
+		   const struct btr_switch *r, struct tstate *t, bool locked)
 {
-	struct tstate *t = thread(w, r->next_pid, locked);
 	uint64_t ts = r->h.ts;
 
-	if (!t)
-		return;
+	hold(w, r->next_pid, locked);
 	rq_leave(w, t, locked);
 	if (t->sleep && t->sleep <= ts) {
 		/* it runs again, its waking unread: a sleep that may be long
@@ -306,24 +305,23 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	release(w, r->next_pid, locked);
 }
 
-HOT void on_free(struct trig_watch *w, int32_t tid, bool locked)
+HOT void on_free(struct trig_watch *w, int32_t tid, struct tstate *t,
+		 bool locked)
 {
-	struct tstate *t = thread(w, tid, locked);
-
-	if (t) {
-		rq_leave(w, t, locked);
-		memset(t, 0, sizeof(*t)); /* the tid may be reused */
-		release(w, tid, locked);
-	}
+	hold(w, tid, locked);
+	rq_leave(w, t, locked);
+	memset(t, 0, sizeof(*t)); /* the tid may be reused */
+	release(w, tid, locked);
 }
 
 HOT void on_switch(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_switch *sw, bool locked)
+		   const struct btr_switch *sw, const struct trig_pre *p,
+		   bool locked)
 {
-	if (sw->prev_pid > 0)
-		switch_out(w, cpu, sw, locked);
-	if (sw->next_pid > 0)
-		switch_in(w, cpu, sw, locked);
+	if (p->t[0])
+		switch_out(w, cpu, sw, p->t[0], locked);
+	if (p->t[1])
+		switch_in(w, cpu, sw, p->t[1], locked);
 }
 
 #endif
