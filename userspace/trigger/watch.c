@@ -184,15 +184,18 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 
 /* The queue of cpu holds n threads after a change by d: the runqueue
  * specs it passes fire, once until it is back under each. */
-void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n, int d,
+/* The queue of cpu gained a thread and has n: its count left (lo, hi]
+ * (rq_gain). A spec the count went under since (it was at most n - 1
+ * before this gain) re-arms; one it now passes fires, once until then. */
+void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 			 int32_t tid, uint64_t ts, const char *comm)
 {
 	int32_t lo = -1, hi = INT32_MAX;
 	uint32_t i;
 
-	if (n < 0) {
-		__atomic_store_n(&w->rq[cpu].n, 0, __ATOMIC_RELAXED);
-		n = 0;
+	if (n < 1) { /* losses of threads it never gained */
+		__atomic_store_n(&w->rq[cpu].n, 1, __ATOMIC_RELAXED);
+		n = 1;
 	}
 	for (i = 0; i < w->nspecs; i++) {
 		const struct trig_spec *s = &w->specs[i];
@@ -204,13 +207,14 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n, int d,
 
 		if (s->kind != TRIG_RUNQUEUE)
 			continue;
-		if (n <= thr) {
+		if (n - 1 <= thr)
 			__atomic_store_n(over, 0, __ATOMIC_RELAXED);
+		if (n <= thr) {
 			hi = thr < hi ? thr : hi;
 			continue;
 		}
 		lo = thr > lo ? thr : lo;
-		if (d < 0 || __atomic_exchange_n(over, 1, __ATOMIC_RELAXED) ||
+		if (__atomic_exchange_n(over, 1, __ATOMIC_RELAXED) ||
 		    !comm_ok(s, comm))
 			continue;
 		memcpy(h.comm, comm, TRIG_COMM_LEN);

@@ -77,11 +77,13 @@ struct trig_watch {
 	size_t npages;
 	uint64_t min_runqueue;
 	/* per CPU: the threads waiting on its queue, and the range of counts
-	 * (lo, hi] in which no runqueue spec changes: past hi one fires,
-	 * at lo or under one re-arms (or the count went under 0: a thread
-	 * counted before its CPU was known); atomic with reader threads */
+	 * (lo, hi] in which no runqueue spec changes: a gain past hi fires
+	 * one, a gain from lo or under re-arms the specs it went under (or
+	 * the count had gone under 0: a thread counted before its CPU was
+	 * known). Losses are only counted: nothing fires on one, and the
+	 * re-arming waits for the next gain. Atomic with reader threads. */
 	struct rq {
-		int32_t n, lo, hi;
+		int32_t n, lo, hi, pad;
 	} *rq;
 	uint8_t *rq_over; /* per CPU and runqueue spec: above it (atomic) */
 	/* per spec: its hits that end before mute_until are not queued but
@@ -105,7 +107,7 @@ struct trig_watch {
 void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 		    int32_t tid, uint32_t cpu, uint64_t start, uint64_t end,
 		    char state, const char *comm);
-void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n, int d,
+void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 			 int32_t tid, uint64_t ts, const char *comm);
 struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p);
 
@@ -127,27 +129,31 @@ HOT void hit_blocked(struct trig_watch *w, int32_t tid,
 		    start, end, state, comm);
 }
 
-/* The queue of cpu (a valid one) gained (+1) or lost (-1) a thread. */
-HOT void rq_add(struct trig_watch *w, int32_t cpu, int d, int32_t tid,
-		uint64_t ts, const char *comm, bool locked)
+/* The queue of cpu (a valid one) gained a thread, tid. */
+HOT void rq_gain(struct trig_watch *w, int32_t cpu, int32_t tid, uint64_t ts,
+		 const char *comm, bool locked)
 {
 	struct rq *q = &w->rq[cpu];
 	int32_t n;
 
 	if (locked)
-		n = __atomic_add_fetch(&q->n, d, __ATOMIC_RELAXED);
+		n = __atomic_add_fetch(&q->n, 1, __ATOMIC_RELAXED);
 	else
-		n = q->n += d;
-	if (n <= __atomic_load_n(&q->lo, __ATOMIC_RELAXED) ||
+		n = ++q->n;
+	if (n - 1 <= __atomic_load_n(&q->lo, __ATOMIC_RELAXED) ||
 	    n > __atomic_load_n(&q->hi, __ATOMIC_RELAXED))
-		trig_watch_rq_check(w, cpu, n, d, tid, ts, comm);
+		trig_watch_rq_check(w, cpu, n, tid, ts, comm);
 }
 
 /* The thread leaves the queue it was counted on. */
 HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 {
 	if (t->rq_cpu1) {
-		rq_add(w, t->rq_cpu1 - 1, -1, 0, 0, "", locked);
+		if (locked)
+			__atomic_sub_fetch(&w->rq[t->rq_cpu1 - 1].n, 1,
+					   __ATOMIC_RELAXED);
+		else
+			w->rq[t->rq_cpu1 - 1].n--;
 		t->rq_cpu1 = 0;
 	}
 }
@@ -217,7 +223,7 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 	if (w->runqueue && (uint32_t)qcpu < w->ncpus) {
 		rq_leave(w, t, locked);
 		t->rq_cpu1 = qcpu + 1;
-		rq_add(w, qcpu, 1, tid, ts, comm, locked);
+		rq_gain(w, qcpu, tid, ts, comm, locked);
 	}
 }
 
