@@ -42,6 +42,8 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 			break;
 		}
 	}
+	w->min_off = w->min_latency < w->min_blocked ? w->min_latency
+						      : w->min_blocked;
 	for (i = 0; i < STRIPES; i++)
 		pthread_mutex_init(&w->stripes[i].lock, NULL);
 	pthread_mutex_init(&w->qlock, NULL);
@@ -242,6 +244,122 @@ struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p)
 	}
 	pthread_mutex_unlock(&w->page_lock);
 	return page;
+}
+
+/* The episode kept apart is over: checked, or given up for a newer. */
+static void episode_done(struct tstate *t)
+{
+	t->p_out = t->p_in = 0;
+	t->p_lat = 0;
+}
+
+/* Keeps the episode from out (0: its switch-out unread) to in apart until
+ * its other records are read; lat: its latency was checked already. */
+static void episode_keep(struct tstate *t, uint64_t out, uint8_t st,
+			 uint64_t in, bool lat)
+{
+	t->p_out = out;
+	t->p_st = st;
+	t->p_in = in;
+	t->p_lat = lat;
+}
+
+/* The kept episode has its switch-out and a waking at ts (0: none, a
+ * preempted thread): both checks, then it is done. */
+static void episode_check(struct trig_watch *w, struct tstate *t, int32_t tid,
+			  uint32_t cpu, uint64_t ts, const char *comm)
+{
+	uint64_t start = t->p_st == 'R' ? t->p_out : ts;
+
+	if (t->p_st == 'S' || t->p_st == 'D')
+		hit_blocked(w, tid, cpu, t->p_out, ts, (char)t->p_st, comm);
+	if (!t->p_lat)
+		hit_latency(w, tid, cpu, start, t->p_in, comm);
+	episode_done(t);
+}
+
+/* A waking not in order after its thread's switch-out: of a thread
+ * running (or whose sleep's switch-out is unread), or read after the
+ * switch-in it led to, or older than the switch-out read. */
+void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
+			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
+			  const char *comm)
+{
+	if (t->p_in && ts <= t->p_in && ts >= t->p_out) {
+		if (t->p_out) { /* the kept episode's waking */
+			episode_check(w, t, tid, cpu, ts, comm);
+			return;
+		}
+		/* its switch-out is unread yet: it pairs the waking */
+		if (ts > t->wake)
+			t->wake = ts;
+		return;
+	}
+	if (ts >= t->in && t->in > t->out) {
+		/* running, as read: woken before its switch-out is read (or
+		 * before it slept at all); that switch-out pairs it */
+		if (ts > t->wake)
+			t->wake = ts;
+		runnable(w, t, tid, qcpu, ts, comm, w->locked);
+	}
+	/* else a waking of this thread read already, or one older than a
+	 * switch-in or switch-out read (it woke the thread before it ran
+	 * or while it still ran): it starts nothing */
+}
+
+/* A switch-out read after a later switch-in of its thread, or after the
+ * waking that ended its sleep. */
+void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
+			 uint32_t cpu, uint64_t ts, uint8_t st,
+			 const char *comm)
+{
+	if (ts >= t->in) { /* in order, its waking read first */
+		t->out = ts;
+		t->out_st = st;
+		if (st == 'S' || st == 'D')
+			hit_blocked(w, tid, cpu, ts, t->wake, (char)st, comm);
+		return;
+	}
+	if (ts > t->out) { /* the thread runs again: older than t->in */
+		t->out = ts;
+		t->out_st = st;
+	}
+	if (!t->p_in || t->p_out || ts >= t->p_in)
+		return; /* an episode too short to check */
+	t->p_out = ts;
+	t->p_st = st;
+	if (st == 'R') {
+		episode_check(w, t, tid, cpu, 0, comm);
+	} else if (t->wake >= ts && t->wake <= t->p_in) {
+		episode_check(w, t, tid, cpu, t->wake, comm);
+	}
+	/* else its waking is still unread */
+}
+
+/* A switch-in with a long off-CPU time before it, in order after its
+ * switch-out; or one with no switch-out read since the thread's last
+ * switch-in (a new thread, or its switch-out in a ring read later). */
+void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
+			uint32_t cpu, uint64_t ts, uint64_t prev_in,
+			const char *comm)
+{
+	if (t->out >= prev_in && t->out && ts >= t->out) {
+		if (t->out_st == 'R') {
+			hit_latency(w, tid, cpu, t->out, ts, comm);
+		} else if (t->wake >= t->out && t->wake <= ts) {
+			hit_latency(w, tid, cpu, t->wake, ts, comm);
+		} else { /* its waking is unread */
+			episode_keep(t, t->out, t->out_st, ts, false);
+		}
+		return;
+	}
+	if (ts < prev_in)
+		return; /* older than a switch-in read: nothing to pair */
+	if (t->wake > prev_in && t->wake <= ts) /* woken since it last ran */
+		hit_latency(w, tid, cpu, t->wake, ts, comm);
+	/* the switch-out of this episode may come: kept if long enough */
+	if (prev_in && ts - prev_in >= w->min_off)
+		episode_keep(t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,

@@ -34,29 +34,20 @@ struct trig_pre {
 #define STATE_D 0x2
 #define STATE_PREEMPTED 0x100
 
-/* One thread, in one cache line. */
+/* One thread, in one cache line: the times of its last switch-out,
+ * switch-in and waking read (0: none yet), and one off-CPU episode kept
+ * apart, long enough to pass a threshold, whose other records are still
+ * unread (another CPU's ring, read later). */
 struct tstate {
-	uint64_t wait;     /* runnable since (0: not waiting) */
-	uint64_t last_out; /* its last switch-out read */
-	uint64_t sleep;    /* went to sleep at, its waking unread (0: not) */
-	uint64_t wake_pend; /* a waking read before the switch-out of its
-			     * sleep, which pairs it then (0: none; never
-			     * with sleep set) */
-	/* A wait or a sleep whose end was read before its start (another
-	 * CPU's ring read later) and that may pass a threshold: kept apart,
-	 * so that the thread's short cycles read in the meantime do not
-	 * overwrite it. */
-	uint64_t lat_in;   /* a switch-in with no known runnable time (0:
-			    * none), whose waking is at most lat_floor_us
-			    * before it (since the switch-out before it) */
-	uint64_t long_sleep; /* a sleep ended by a switch-in long_until_us
-			      * after it, its waking unread (0: none) */
-	uint32_t lat_floor_us, long_until_us;
-	int32_t rq_cpu1;   /* 1 + the CPU whose queue it is counted on, 0:
-			    * none (a new page is all zeros) */
-	int32_t states;    /* 'S' or 'D': of sleep (byte 0), of long_sleep
-			    * (byte 1) (not chars: a char store would alias
-			    * every field of the watch) */
+	uint64_t out, in, wake;
+	uint64_t p_out; /* the episode's switch-out (0: unread) */
+	uint64_t p_in;  /* its switch-in (0: no episode kept) */
+	int32_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
+			  * none (a new page is all zeros) */
+	uint8_t out_st;  /* of `out`: 'R' (preempted), 'S', 'D', 0 other */
+	uint8_t p_st;    /* of p_out */
+	uint8_t p_lat;   /* 1: the episode's latency was checked already */
+	uint8_t pad;
 } __attribute__((aligned(64)));
 
 struct stripe {
@@ -69,6 +60,9 @@ struct trig_watch {
 	bool locked;
 	bool blocked, runqueue; /* some spec of each kind */
 	uint64_t min_latency, min_blocked; /* the smallest thresholds */
+	/* the smaller of the two: an off-CPU episode shorter than that (from
+	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
+	uint64_t min_off;
 	struct stripe stripes[STRIPES];
 	/* thread state by tid, in pages allocated when a tid of theirs is
 	 * first seen (a flat look-up: no hashing on the readers' path) */
@@ -192,34 +186,30 @@ HOT void release(struct trig_watch *w, int32_t tid, bool locked)
 		pthread_mutex_unlock(&w->stripes[(uint32_t)tid % STRIPES].lock);
 }
 
-/* A span in microseconds, rounded up: bounds kept in 32 bits (71
- * minutes at most, a longer one taken as that). */
-HOT uint32_t span_us(uint64_t from, uint64_t to)
-{
-	uint64_t us = (to - from + 999) / 1000;
+/* The slow paths, out of line in watch.c: a record out of time order
+ * with the thread's others, or an episode long enough to check. */
+void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
+			 uint32_t cpu, uint64_t ts, uint8_t st,
+			 const char *comm);
+void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
+			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
+			  const char *comm);
+void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
+			uint32_t cpu, uint64_t ts, uint64_t prev_in,
+			const char *comm);
 
-	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+/* prev_state as the watch tells it apart. */
+HOT uint8_t out_state(int64_t st)
+{
+	if (st == 0 || st == STATE_PREEMPTED)
+		return 'R';
+	return st == STATE_S ? 'S' : st == STATE_D ? 'D' : 0;
 }
 
-/* tid became runnable at ts on the queue of CPU qcpu (a waking or a
- * preemption seen on CPU cpu). */
+/* The thread was woken or preempted onto the queue of CPU qcpu. */
 HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
-		  uint32_t cpu, int32_t qcpu, uint64_t ts, const char *comm,
-		  bool locked)
+		  int32_t qcpu, uint64_t ts, const char *comm, bool locked)
 {
-	if (__builtin_expect(t->lat_in != 0, 0) && ts <= t->lat_in &&
-	    t->lat_in - ts <= (uint64_t)t->lat_floor_us * 1000) {
-		/* its switch-in was read first */
-		hit_latency(w, tid, cpu, ts, t->lat_in, comm);
-		t->lat_in = 0;
-		return;
-	}
-	/* older than a switch-out read, which shows it running after it (a
-	 * waking of a running thread read late) */
-	if (ts < t->last_out)
-		return;
-	if (!t->wait)
-		t->wait = ts;
 	if (w->runqueue && (uint32_t)qcpu < w->ncpus) {
 		rq_leave(w, t, locked);
 		t->rq_cpu1 = qcpu + 1;
@@ -227,28 +217,29 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 	}
 }
 
+/* The in-order cases inline, the others in trig_watch_slow_*: records
+ * of a thread in time order (its switch-out, its waking, its switch-in)
+ * cost a few compares and stores each; an off-CPU episode that may pass
+ * a threshold is checked when its switch-in is read. */
 HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 		   const struct btr_wakeup *r, struct tstate *t, bool locked)
 {
 	uint64_t ts = r->h.ts;
 
 	hold(w, r->pid, locked);
-	if (t->sleep && ts >= t->sleep) {
-		hit_blocked(w, r->pid, cpu, t->sleep, ts, (char)t->states,
-			    r->comm);
-		t->sleep = 0;
-	} else if (__builtin_expect(t->long_sleep != 0, 0) &&
-		   ts >= t->long_sleep &&
-		   ts - t->long_sleep <= (uint64_t)t->long_until_us * 1000) {
-		hit_blocked(w, r->pid, cpu, t->long_sleep, ts,
-			    (char)(t->states >> 8), r->comm);
-		t->long_sleep = 0;
-	} else if (ts > t->last_out) {
-		/* its sleep's switch-out may come later (a waking older than
-		 * the last switch-out read woke the thread before it ran) */
-		t->wake_pend = ts;
+	if (__builtin_expect(ts >= t->out && t->out >= t->in &&
+			     t->wake <= t->out, 1)) {
+		/* off the CPU since its switch-out, read before: its waking */
+		t->wake = ts;
+		if (__builtin_expect(ts - t->out >= w->min_blocked, 0) &&
+		    t->out && (t->out_st == 'S' || t->out_st == 'D'))
+			hit_blocked(w, r->pid, cpu, t->out, ts, (char)t->out_st,
+				    r->comm);
+		runnable(w, t, r->pid, r->target_cpu, ts, r->comm, locked);
+	} else {
+		trig_watch_slow_wake(w, t, r->pid, cpu, r->target_cpu, ts,
+				     r->comm);
 	}
-	runnable(w, t, r->pid, cpu, r->target_cpu, ts, r->comm, locked);
 	release(w, r->pid, locked);
 }
 
@@ -256,28 +247,19 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 		    const struct btr_switch *r, struct tstate *t, bool locked)
 {
 	uint64_t ts = r->h.ts;
-	int64_t st = r->prev_state;
+	uint8_t st = out_state(r->prev_state);
 
 	hold(w, r->prev_pid, locked);
-	if (t->wait <= ts)
-		t->wait = 0; /* it was running: that wait is over */
-	if (ts > t->last_out)
-		t->last_out = ts;
-	rq_leave(w, t, locked);
-	if (st == 0 || st == STATE_PREEMPTED) {
-		runnable(w, t, r->prev_pid, cpu, (int32_t)cpu, ts, r->prev_comm,
-			 locked);
-	} else if (w->blocked && (st == STATE_S || st == STATE_D)) {
-		int32_t state = st == STATE_D ? 'D' : 'S';
-
-		if (t->wake_pend >= ts) { /* its waking, read first */
-			hit_blocked(w, r->prev_pid, cpu, ts, t->wake_pend,
-				    (char)state, r->prev_comm);
-		} else {
-			t->sleep = ts;
-			t->states = (t->states & ~0xff) | state;
-		}
-		t->wake_pend = 0;
+	rq_leave(w, t, locked); /* it ran: counted on no queue */
+	if (__builtin_expect(ts >= t->in && t->wake <= ts, 1)) {
+		t->out = ts;
+		t->out_st = st;
+		if (st == 'R')
+			runnable(w, t, r->prev_pid, (int32_t)cpu, ts,
+				 r->prev_comm, locked);
+	} else {
+		trig_watch_slow_out(w, t, r->prev_pid, cpu, ts, st,
+				    r->prev_comm);
 	}
 	release(w, r->prev_pid, locked);
 }
@@ -285,28 +267,20 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 		   const struct btr_switch *r, struct tstate *t, bool locked)
 {
-	uint64_t ts = r->h.ts;
+	uint64_t ts = r->h.ts, prev_in = t->in;
 
 	hold(w, r->next_pid, locked);
 	rq_leave(w, t, locked);
-	if (t->sleep && t->sleep <= ts) {
-		/* it runs again, its waking unread: a sleep that may be long
-		 * goes apart, the thread's next sleeps may come first */
-		if (ts - t->sleep >= w->min_blocked) {
-			t->long_sleep = t->sleep;
-			t->long_until_us = span_us(t->sleep, ts);
-			t->states = (t->states & 0xff) | (t->states & 0xff) << 8;
-		}
-		t->sleep = 0;
-	}
-	if (t->wait && t->wait <= ts) {
-		hit_latency(w, r->next_pid, cpu, t->wait, ts, r->next_comm);
-		t->wait = 0;
-	} else if (t->last_out && ts - t->last_out >= w->min_latency) {
-		/* a long run since its switch-out, its runnable time unread:
-		 * a wait that may be long */
-		t->lat_in = ts;
-		t->lat_floor_us = span_us(t->last_out, ts);
+	if (ts > prev_in)
+		t->in = ts;
+	if (__builtin_expect(t->out >= prev_in && t->out && ts >= t->out, 1)) {
+		/* its switch-out read before */
+		if (__builtin_expect(ts - t->out >= w->min_off, 0))
+			trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
+					   r->next_comm);
+	} else {
+		trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
+				   r->next_comm);
 	}
 	release(w, r->next_pid, locked);
 }
