@@ -59,7 +59,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 # CPU ns of every thread of process $1 so far.
 proc_cpu() {
-	awk '{ s += $1 } END { print s + 0 }' /proc/"$1"/task/*/schedstat 2>/dev/null
+	awk '{ s += $1 } END { printf "%.0f\n", s }' /proc/"$1"/task/*/schedstat 2>/dev/null
 }
 
 # Starts recorder $1 (base or triggers) in the background; its pid in

@@ -3,7 +3,8 @@
  * chosen ring of an array of rings, as if that CPU had switched, so the
  * reader and the memory budget can be exercised with as many rings as a
  * big host has (tests/tools/synth_rings.c runs it with BPF_PROG_TEST_RUN).
- * Each record carries its sequence number in its timestamp and, like the
+ * Each record carries its sequence number in its timestamp (or, when
+ * asked, times from a given start by a given step) and, like the
  * recorder's programs, the number of records of its ring lost before it;
  * per ring the program counts records written and dropped. */
 #include "vmlinux.h"
@@ -34,6 +35,7 @@ struct {
 struct loop_ctx {
 	void *ring;
 	struct synth_count *c;
+	__u64 ts, step; /* ts 0: from the sequence number */
 };
 
 static long write_one(__u64 i, struct loop_ctx *l)
@@ -49,7 +51,7 @@ static long write_one(__u64 i, struct loop_ctx *l)
 		return 0;
 	}
 	__builtin_memset(s, 0, sizeof(*s));
-	s->h.ts = 1000000000ull + seq * 1000;
+	s->h.ts = l->ts ? l->ts + i * l->step : 1000000000ull + seq * 1000;
 	s->h.lost = (__u32)c->pending;
 	s->h.type = BTR_REC_SWITCH;
 	s->h.pid = 1000 + (int)((seq + 1) & 1);
@@ -65,14 +67,17 @@ static long write_one(__u64 i, struct loop_ctx *l)
 	return 0;
 }
 
-/* Writes `count` records into ring `ring`. Returns 0, or 1 for a ring
- * that does not exist. */
+/* Writes `count` records into ring `ring`, stamped ts, ts + step, ...
+ * (ts 0: from their sequence numbers). Returns 0, or 1 for a ring that
+ * does not exist. */
 SEC("raw_tp")
-int BPF_PROG(synth_write, __u64 ring, __u64 count)
+int BPF_PROG(synth_write, __u64 ring, __u64 count, __u64 ts, __u64 step)
 {
 	__u32 idx = (__u32)ring;
 	struct loop_ctx l;
 
+	l.ts = ts;
+	l.step = step;
 	l.ring = bpf_map_lookup_elem(&rings, &idx);
 	l.c = bpf_map_lookup_elem(&counts, &idx);
 	if (!l.ring || !l.c)

@@ -26,6 +26,11 @@
  * memory  rings and buffer of the default budget for N CPUs, every ring
  *         filled and drained until the buffer wrapped: the process's
  *         proportional set size against the budget
+ * merge   records of interleaved times into random rings, drained in time
+ *         order across the rings (rings_drain_merged, as a recorder with
+ *         --trigger reads), now and then only up to a time: verifies
+ *         every record read once, none past the time asked, and in time
+ *         order across the rings (exit 1 if not)
  *
  * Output: one line of key=value pairs. */
 #include <errno.h>
@@ -158,9 +163,12 @@ static void sum_readers(struct synth *s)
 	}
 }
 
-static int write_ring(struct synth *s, uint32_t ring, uint64_t count)
+/* count records into ring, stamped ts, ts + step, ... (ts 0: from their
+ * sequence numbers). */
+static int write_ring_at(struct synth *s, uint32_t ring, uint64_t count,
+			 uint64_t ts, uint64_t step)
 {
-	uint64_t args[2] = { ring, count };
+	uint64_t args[4] = { ring, count, ts, step };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
 		    .ctx_size_in = sizeof(args));
 
@@ -168,6 +176,11 @@ static int write_ring(struct synth *s, uint32_t ring, uint64_t count)
 				   &opts))
 		return -errno;
 	return opts.retval ? -ENOENT : 0;
+}
+
+static int write_ring(struct synth *s, uint32_t ring, uint64_t count)
+{
+	return write_ring_at(s, ring, count, 0, 0);
 }
 
 static int flush_all(struct synth *s)
@@ -210,7 +223,7 @@ static uint64_t capacity(const struct synth *s, uint32_t ring)
 
 static int start_readers(struct synth *s)
 {
-	const struct readers_ops ops = { on_record, pass_done, commit };
+	const struct readers_ops ops = { NULL, on_record, pass_done, commit };
 	void **ctx = calloc(s->nreaders, sizeof(*ctx));
 	char err[256];
 	uint32_t k;
@@ -382,6 +395,85 @@ static int mode_check(struct synth *s, uint32_t rounds)
 	       !bad ? 0 : 1;
 }
 
+/* What a merged drain handed out: how many, the last time, how many came
+ * before one already handed out or past the time asked. */
+struct merged {
+	uint64_t read, last, upto, order_errors, late;
+};
+
+static int on_merged(void *ctx, uint32_t ring, const void *rec, size_t len)
+{
+	struct merged *m = ctx;
+	const struct btr_hdr *h = rec;
+
+	(void)ring;
+	(void)len;
+	if (h->ts < m->last)
+		m->order_errors++;
+	if (h->ts > m->upto)
+		m->late++;
+	m->last = h->ts;
+	m->read++;
+	return 0;
+}
+
+static int mode_merge(struct synth *s, uint32_t rounds)
+{
+	struct merged m = { 0 };
+	struct synth_count t;
+	uint64_t base = TS_BASE, *next = calloc(s->n, sizeof(*next)), bad;
+	uint32_t *all = calloc(s->n, sizeof(*all)), k, i;
+	int e = 0, n;
+
+	if (!next || !all) {
+		free(next);
+		free(all);
+		return -ENOMEM;
+	}
+	srand(7);
+	for (i = 0; i < s->n; i++)
+		all[i] = i;
+	for (k = 0; k < rounds && !e; k++) {
+		/* a round's records: each ring gets a stretch of times that
+		 * interleaves with the others', after its own earlier ones */
+		for (i = 0; i < s->n && !e; i++) {
+			uint32_t ring = (uint32_t)rand() % s->n;
+			uint64_t count = 1 + (uint64_t)rand() % (capacity(s, ring) / 8 + 1);
+			uint64_t ts = base + (uint64_t)rand() % 100000, step = 1 + (uint64_t)rand() % 97;
+
+			if (ts <= next[ring])
+				ts = next[ring] + 1;
+			e = write_ring_at(s, ring, count, ts, step);
+			next[ring] = ts + (count - 1) * step;
+		}
+		/* now and then only up to a time in the middle of the round */
+		m.upto = k % 2 ? base + 50000 : UINT64_MAX;
+		/* the next round's records are newer than all of these, as
+		 * records written later are */
+		for (i = 0; i < s->n; i++)
+			if (next[i] >= base + 200000)
+				base = next[i] + 1 - 200000;
+		n = rings_drain_merged(s->rings, all, s->n, m.upto, on_merged, &m);
+		if (!e && n < 0)
+			e = n;
+		base += 200000;
+	}
+	m.upto = UINT64_MAX;
+	n = rings_drain_merged(s->rings, all, s->n, UINT64_MAX, on_merged, &m);
+	if (!e && n < 0)
+		e = n;
+	free(next);
+	free(all);
+	if (e || (e = read_counts(s, &t, &bad)))
+		return e;
+	printf("rings=%u written=%llu dropped=%llu read=%llu order_errors=%llu "
+	       "late=%llu\n", s->n, (unsigned long long)t.written,
+	       (unsigned long long)t.dropped, (unsigned long long)m.read,
+	       (unsigned long long)m.order_errors, (unsigned long long)m.late);
+	return t.written == m.read && !m.order_errors && !m.late && m.read ? 0
+									    : 1;
+}
+
 static int fill_all(struct synth *s)
 {
 	uint32_t i;
@@ -545,7 +637,7 @@ static int mode_memory(struct synth *s)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: synth_rings check|rate|idle|memory -n RINGS "
+	fprintf(stderr, "usage: synth_rings check|rate|idle|memory|merge -n RINGS "
 			"[-r RING_SIZE] [-k ROUNDS] [-m MEMORY] [-t READERS "
 			"(check, rate)]\n");
 	return 64;
@@ -590,6 +682,8 @@ int main(int argc, char **argv)
 		rc = mode_idle(&s, rounds ? rounds : 20000);
 	else if (!strcmp(mode, "memory"))
 		rc = mode_memory(&s);
+	else if (!strcmp(mode, "merge"))
+		rc = mode_merge(&s, rounds ? rounds : 20);
 	else
 		rc = usage();
 	if (rc < 0) {

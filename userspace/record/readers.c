@@ -86,9 +86,16 @@ static void reader_wait(struct reader *t, int timeout_ms)
 static int reader_pass(struct reader *t)
 {
 	struct readers *rd = t->rd;
-	int n = rings_drain_list(rd->rs, t->rings, t->nrings,
-				 rd->ops.on_record, t->ctx);
-	int e = rd->ops.pass_done(t->ctx, n < 0 ? 0 : n);
+	bool merged = rd->ops.time_order && rd->ops.time_order(t->ctx);
+	int n, e;
+
+	if (merged)
+		n = rings_drain_merged(rd->rs, t->rings, t->nrings, UINT64_MAX,
+				       rd->ops.on_record, t->ctx);
+	else
+		n = rings_drain_list(rd->rs, t->rings, t->nrings,
+				     rd->ops.on_record, t->ctx);
+	e = rd->ops.pass_done(t->ctx, n < 0 ? 0 : n);
 
 	return n < 0 ? n : e;
 }

@@ -7,6 +7,7 @@
 #include "record/rings.h"
 
 #include "record/privileges.h"
+#include "util/keyheap.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -32,6 +33,8 @@ struct ring {
 	int fd;
 	int owner_epfd;                /* a reader's epoll set with it, -1 */
 	uint64_t grow_to;              /* atomic: a bigger size asked, 0 */
+	unsigned long prod_seen;       /* the producer position last read
+					* by a merged drain (its drainer's) */
 };
 
 struct rings {
@@ -281,6 +284,105 @@ int rings_drain_list(struct rings *rs, const uint32_t *idx, uint32_t n,
 	for (i = 0; i < n; i++)
 		if (idx[i] < rs->n)
 			total += drain_one(rs, idx[i], fn, ctx, &e);
+	return e ? e : total;
+}
+
+/* The next record of ring r to hand out, discarded ones skipped: its
+ * time (the u64 it starts with; 0 for a shorter one) in *ts. false when
+ * there is none yet (empty, or the next one being written). */
+static bool ring_peek(struct ring *r, uint64_t *ts)
+{
+	unsigned long cons = *r->consumer; /* its drainer's own */
+
+	for (;;) {
+		const uint32_t *hdr;
+		uint32_t len, body;
+
+		if (cons >= r->prod_seen) {
+			r->prod_seen = __atomic_load_n(r->producer,
+						       __ATOMIC_ACQUIRE);
+			if (cons >= r->prod_seen)
+				return false;
+		}
+		hdr = (const uint32_t *)(r->data + (cons & r->mask));
+		len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			return false;
+		body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		if (len & BPF_RINGBUF_DISCARD_BIT) {
+			cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+			__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
+			continue;
+		}
+		*ts = 0;
+		if (body >= sizeof(*ts))
+			memcpy(ts, (const uint8_t *)hdr + BPF_RINGBUF_HDR_SZ,
+			       sizeof(*ts));
+		return true;
+	}
+}
+
+/* Hands out the record ring_peek found in ring idx. */
+static void ring_take(struct rings *rs, uint32_t idx, rings_record_fn fn,
+		      void *ctx, int *err)
+{
+	struct ring *r = &rs->r[idx];
+	unsigned long cons = *r->consumer;
+	const uint32_t *hdr = (const uint32_t *)(r->data + (cons & r->mask));
+	uint32_t body = __atomic_load_n(hdr, __ATOMIC_ACQUIRE) &
+			~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+	int e = fn(ctx, idx, (const uint8_t *)hdr + BPF_RINGBUF_HDR_SZ, body);
+
+	if (e && !*err)
+		*err = e;
+	cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+	__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
+}
+
+int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
+		       uint64_t upto, rings_record_fn fn, void *ctx)
+{
+	struct keyheap_ent *h = malloc((n ? n : 1) * sizeof(*h));
+	uint32_t i, k = 0;
+	int total = 0, e = 0;
+	uint64_t ts;
+
+	if (!h) /* out of memory: in ring order */
+		return rings_drain_list(rs, idx, n, fn, ctx);
+	for (i = 0; i < n; i++) {
+		struct ring *r;
+
+		if (idx[i] >= rs->n)
+			continue;
+		r = &rs->r[idx[i]];
+		if (__atomic_load_n(&r->grow_to, __ATOMIC_RELAXED))
+			total += grow_ring(rs, idx[i], fn, ctx, &e);
+		if (!ring_empty(r) && ring_peek(r, &ts) && ts <= upto)
+			h[k++] = (struct keyheap_ent){ ts, idx[i] };
+	}
+	keyheap_make(h, k);
+	while (k) {
+		struct ring *r = &rs->r[h[0].idx];
+		uint64_t until = upto;
+		bool more;
+
+		/* the oldest ring's records up to the next ring's head go in
+		 * a row: rings mostly take turns in long stretches */
+		if (k > 1 && h[1].key < until)
+			until = h[1].key;
+		if (k > 2 && h[2].key < until)
+			until = h[2].key;
+		do {
+			ring_take(rs, h[0].idx, fn, ctx, &e);
+			total++;
+		} while ((more = ring_peek(r, &ts)) && ts <= until);
+		if (more && ts <= upto)
+			h[0].key = ts;
+		else
+			h[0] = h[--k];
+		keyheap_sift(h, k, 0);
+	}
+	free(h);
 	return e ? e : total;
 }
 

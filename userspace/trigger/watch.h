@@ -1,15 +1,16 @@
 /* The trigger conditions (spec.h) computed from the scheduler records the
  * readers decode, at no extra BPF cost: per thread, when it became
  * runnable (a waking, or a preemption), when it went to sleep and in which
- * state, and which CPU's queue it waits on. A record of one thread may
- * come from another CPU's ring before an earlier record of it (each ring
- * is in time order, the rings are read one after another), so each pairing
- * is also made in the other order, within the times the thread's own
- * records allow. Thread-safe with `locked` (reader threads): one lock per
+ * state, and which CPU's queue it waits on. A reader hands its rings'
+ * records merged in time order (rings_drain_merged); a record committed
+ * during a pass, or one of another reader's rings, may still come before
+ * an earlier record of its thread, so each pairing is also made in the
+ * other order, within the times the thread's own records allow.
+ * Thread-safe with `locked` (reader threads): one lock per
  * stripe of thread ids. Conditions that hold are queued as hits for the
  * main thread (trig_watch_take); filters that read /proc are its job.
  * Thread state sits in a table indexed by tid, in pages of 4096 threads
- * (288 KiB of address space each) mapped as tids of theirs are seen; only
+ * (256 KiB of address space each) mapped as tids of theirs are seen; only
  * the parts of a page that threads were seen in take memory. */
 #ifndef BTR_TRIGGER_WATCH_H
 #define BTR_TRIGGER_WATCH_H

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/fd_io.h"
+#include "util/keyheap.h"
 #include "util/tempfile.h"
 #include "util/wire.h"
 
@@ -187,36 +188,17 @@ static int cursor_next(int fd, struct cursor *c)
 	return 1;
 }
 
-/* Heap of cursor indexes, least (key, index) on top. */
-static bool before(const struct cursor *cs, size_t a, size_t b)
+/* A signed key in the heap's unsigned order. */
+static uint64_t heap_key(int64_t key)
 {
-	return cs[a].key != cs[b].key ? cs[a].key < cs[b].key : a < b;
-}
-
-static void sift_down(const struct cursor *cs, size_t *heap, size_t n,
-		      size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i, t;
-
-		if (l < n && before(cs, heap[l], heap[m]))
-			m = l;
-		if (l + 1 < n && before(cs, heap[l + 1], heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = heap[i];
-		heap[i] = heap[m];
-		heap[m] = t;
-		i = m;
-	}
+	return (uint64_t)key ^ (1ull << 63);
 }
 
 int runs_merge(const struct run_file *f, const struct run *runs, size_t n,
 	       size_t bufsize, sorter_emit_fn emit, void *ctx)
 {
 	struct cursor *cs = calloc(n ? n : 1, sizeof(*cs));
-	size_t *heap = calloc(n ? n : 1, sizeof(*heap));
+	struct keyheap_ent *heap = calloc(n ? n : 1, sizeof(*heap));
 	size_t i, live = 0;
 	int err = 0;
 
@@ -235,14 +217,15 @@ int runs_merge(const struct run_file *f, const struct run *runs, size_t n,
 		}
 		err = cursor_next(f->fd, &cs[i]);
 		if (err > 0) {
-			heap[live++] = i;
+			heap[live++] = (struct keyheap_ent){
+				heap_key(cs[i].key), (uint32_t)i };
 			err = 0;
 		}
 	}
-	for (i = live / 2; !err && i-- > 0;)
-		sift_down(cs, heap, live, i);
+	if (!err)
+		keyheap_make(heap, live);
 	while (!err && live) {
-		struct cursor *c = &cs[heap[0]];
+		struct cursor *c = &cs[heap[0].idx];
 
 		err = emit(ctx, c->key, c->data, c->len);
 		if (err)
@@ -250,9 +233,11 @@ int runs_merge(const struct run_file *f, const struct run *runs, size_t n,
 		err = cursor_next(f->fd, c);
 		if (err == 0)
 			heap[0] = heap[--live];
+		else if (err > 0)
+			heap[0].key = heap_key(c->key);
 		if (err >= 0) {
 			err = 0;
-			sift_down(cs, heap, live, 0);
+			keyheap_sift(heap, live, 0);
 		}
 	}
 out:

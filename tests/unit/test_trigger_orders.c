@@ -1,0 +1,235 @@
+/* Unit test of the trigger watch (trigger/watch.c) against schedules it
+ * has not seen: random threads that run, sleep in S or D or are
+ * preempted, are woken from any CPU and run again on any, a few of their
+ * sleeps and waits long. A recorder with --trigger reads its rings in
+ * time order across them (rings_drain_merged, checked against real BPF
+ * rings by synth_rings merge in tests/cli/21-synth-rings.bats), a pass
+ * every drain period: so are the records here, the hits taken after each
+ * pass of 50 ms. Every wait and sleep that passes a threshold is known
+ * from the schedule itself; the watch must report exactly those, with
+ * their intervals, with and without reader threads' locks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "trigger/spec.h"
+#include "trigger/watch.h"
+#include "unit.h"
+
+#define MS 1000000ull
+#define CPUS 3
+#define THREADS 6
+#define SPAN (3000 * MS)
+#define PASS (50 * MS)
+#define MAX_EVENTS 40000
+#define MAX_HITS 512
+#define LATENCY (20 * MS)
+#define BLOCKED (300 * MS)
+
+struct event {
+	uint64_t ts;
+	uint32_t cpu;
+	int is_wake;
+	union {
+		struct btr_switch sw;
+		struct btr_wakeup wk;
+	} r;
+};
+
+struct hit {
+	uint32_t spec;
+	int32_t tid;
+	uint64_t start, end;
+};
+
+struct sched {
+	struct event ev[MAX_EVENTS];
+	size_t n;
+	struct hit want[MAX_HITS];
+	size_t nwant;
+};
+
+static uint64_t rng;
+
+static uint64_t rnd(uint64_t lo, uint64_t hi)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return lo + (rng >> 33) % (hi - lo + 1);
+}
+
+static void add(struct sched *s, uint64_t ts, uint32_t cpu, int32_t prev,
+		int64_t state, int32_t next, int32_t woken, int32_t target)
+{
+	struct event *e = &s->ev[s->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->cpu = cpu;
+	if (woken) {
+		e->is_wake = 1;
+		e->r.wk.h.ts = ts;
+		e->r.wk.h.type = BTR_REC_WAKING;
+		e->r.wk.pid = woken;
+		e->r.wk.target_cpu = target;
+		snprintf(e->r.wk.comm, sizeof(e->r.wk.comm), "t%d", woken);
+		return;
+	}
+	e->r.sw.h.ts = ts;
+	e->r.sw.h.type = BTR_REC_SWITCH;
+	e->r.sw.prev_pid = prev;
+	e->r.sw.prev_state = state;
+	e->r.sw.next_pid = next;
+	snprintf(e->r.sw.prev_comm, sizeof(e->r.sw.prev_comm), "t%d", prev);
+	snprintf(e->r.sw.next_comm, sizeof(e->r.sw.next_comm), "t%d", next);
+}
+
+static void want(struct sched *s, uint32_t spec, int32_t tid, uint64_t start,
+		 uint64_t end)
+{
+	s->want[s->nwant++] = (struct hit){ spec, tid, start, end };
+}
+
+/* One thread's life: short cycles, and now and then (at most one in any
+ * 500 ms, so that one episode kept apart is enough) a long sleep or a
+ * long wait. Each sleep's waking comes from a random CPU. */
+static void thread_life(struct sched *s, int32_t tid)
+{
+	uint64_t t = rnd(0, 5 * MS), last_long = 0;
+	uint32_t cpu = (uint32_t)rnd(0, CPUS - 1);
+
+	add(s, t, cpu, 0, 0, tid, 0, 0); /* it runs */
+	while (t < SPAN && s->n + 4 < MAX_EVENTS && s->nwant + 2 < MAX_HITS) {
+		uint64_t kind = rnd(0, 99), start, out;
+		bool may_long = t - last_long > 500 * MS || !last_long;
+		bool long_sleep = may_long && rnd(0, 99) < 4;
+		bool long_wait = may_long && !long_sleep && rnd(0, 99) < 4;
+		int64_t state = kind < 15 ? 0x100 : kind < 25 ? 2 : 1;
+		uint32_t next_cpu = (uint32_t)rnd(0, CPUS - 1);
+
+		t += rnd(50000, 2 * MS); /* it runs */
+		out = t;
+		add(s, out, cpu, tid, state, 0, 0, 0);
+		if (state == 0x100) {
+			start = out;
+		} else {
+			t += long_sleep ? rnd(BLOCKED + 10 * MS, 800 * MS)
+					: rnd(50000, 5 * MS);
+			add(s, t, (uint32_t)rnd(0, CPUS - 1), 0, 0, 0, tid,
+			    (int32_t)next_cpu);
+			if (long_sleep)
+				want(s, 1, tid, out, t);
+			start = t;
+		}
+		t += long_wait ? rnd(LATENCY + MS, 60 * MS) : rnd(10000, 3 * MS);
+		add(s, t, next_cpu, 0, 0, tid, 0, 0);
+		if (long_wait)
+			want(s, 0, tid, start, t);
+		if (long_sleep || long_wait)
+			last_long = t;
+		cpu = next_cpu;
+	}
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (x->spec != y->spec)
+		return x->spec < y->spec ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Reads the schedule's records in time order, a pass every 50 ms of
+ * trace time; the watch's hits into got, sorted. */
+static size_t read_passes(struct sched *s, struct trig_watch *w,
+			  struct hit *got)
+{
+	size_t ngot = 0, i = 0, k, j;
+	uint64_t now, over = 0;
+	struct trig_hit h[64];
+
+	for (now = PASS; i < s->n; now += PASS) {
+		for (; i < s->n && s->ev[i].ts <= now; i++) {
+			const struct event *e = &s->ev[i];
+
+			if (e->is_wake)
+				trig_watch_record(w, e->cpu, &e->r.wk,
+						  sizeof(e->r.wk));
+			else
+				trig_watch_record(w, e->cpu, &e->r.sw,
+						  sizeof(e->r.sw));
+		}
+		while ((k = trig_watch_take(w, h, 64, &over)))
+			for (j = 0; j < k && ngot < MAX_HITS; j++)
+				got[ngot++] = (struct hit){ h[j].spec, h[j].tid,
+							    h[j].start, h[j].end };
+	}
+	CHECK_EQ_I64(over, 0);
+	qsort(got, ngot, sizeof(*got), cmp_hit);
+	return ngot;
+}
+
+/* Returns how many hits the schedule holds. */
+static size_t one_schedule(uint64_t seed, bool locked)
+{
+	static struct sched s;
+	static struct hit got[MAX_HITS];
+	struct trig_spec specs[2];
+	struct trig_watch *w;
+	char err[128];
+	size_t ngot, i;
+	int32_t tid;
+
+	rng = seed;
+	s.n = s.nwant = 0;
+	for (tid = 100; tid < 100 + THREADS; tid++)
+		thread_life(&s, tid);
+	qsort(s.ev, s.n, sizeof(s.ev[0]), cmp_event);
+	qsort(s.want, s.nwant, sizeof(s.want[0]), cmp_hit);
+	trig_spec_parse("latency>20ms", &specs[0], err, sizeof(err));
+	trig_spec_parse("blocked>300ms", &specs[1], err, sizeof(err));
+	w = trig_watch_new(specs, 2, CPUS, locked);
+	CHECK(w != NULL);
+	ngot = read_passes(&s, w, got);
+	CHECK_EQ_I64(ngot, s.nwant);
+	for (i = 0; i < ngot && i < s.nwant; i++) {
+		if (!memcmp(&got[i], &s.want[i], sizeof(got[i])))
+			continue;
+		fprintf(stderr, "seed %llu: hit %zu: got spec %u tid %d %llu..%llu, want spec %u tid %d %llu..%llu\n",
+			(unsigned long long)seed, i, got[i].spec, got[i].tid,
+			(unsigned long long)got[i].start,
+			(unsigned long long)got[i].end, s.want[i].spec,
+			s.want[i].tid, (unsigned long long)s.want[i].start,
+			(unsigned long long)s.want[i].end);
+		CHECK(0);
+		break;
+	}
+	trig_watch_free(w);
+	return s.nwant;
+}
+
+static void test_random_schedules(void)
+{
+	uint64_t seed;
+	size_t hits = 0;
+
+	for (seed = 1; seed <= 200; seed++)
+		hits += one_schedule(seed, seed % 2);
+	/* long waits and sleeps, many of them */
+	CHECK(hits > 1000);
+}
+
+int main(void)
+{
+	RUN(test_random_schedules);
+	return unit_finish();
+}
