@@ -366,6 +366,10 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 		uint64_t until = upto;
 		bool more;
 
+		if (k == 1 && upto == UINT64_MAX) { /* the last ring: as is */
+			total += drain_ring(rs, h[0].idx, fn, ctx, &e);
+			break;
+		}
 		/* the oldest ring's records up to the next ring's head go in
 		 * a row: rings mostly take turns in long stretches */
 		if (k > 1 && h[1].key < until)
