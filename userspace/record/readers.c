@@ -19,9 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/keyheap.h"
+
 struct reader {
 	struct readers *rd;
 	uint32_t *rings, nrings;
+	struct keyheap_ent *heap; /* rings_drain_merged's, room for all */
 	void *ctx;
 	int epfd, wake_fd;
 	pthread_t th;
@@ -86,11 +89,10 @@ static void reader_wait(struct reader *t, int timeout_ms)
 static int reader_pass(struct reader *t)
 {
 	struct readers *rd = t->rd;
-	bool merged = rd->ops.time_order && rd->ops.time_order(t->ctx);
 	int n, e;
 
-	if (merged)
-		n = rings_drain_merged(rd->rs, t->rings, t->nrings, UINT64_MAX,
+	if (rd->ops.time_order)
+		n = rings_drain_merged(rd->rs, t->rings, t->nrings, t->heap,
 				       rd->ops.on_record, t->ctx);
 	else
 		n = rings_drain_list(rd->rs, t->rings, t->nrings,
@@ -196,7 +198,8 @@ struct readers *readers_new(struct rings *rs, uint32_t n,
 		struct reader *t = &rd->r[k];
 
 		t->rings = calloc(nr, sizeof(*t->rings));
-		if (!t->rings)
+		t->heap = calloc(nr, sizeof(*t->heap));
+		if (!t->rings || !t->heap)
 			break;
 		for (i = 0; i < nr; i++)
 			if (owner[i] == k)
@@ -367,6 +370,7 @@ void readers_free(struct readers *rd)
 		if (rd->r[k].wake_fd >= 0)
 			close(rd->r[k].wake_fd);
 		free(rd->r[k].rings);
+		free(rd->r[k].heap);
 	}
 	if (rd->main_fd >= 0)
 		close(rd->main_fd);

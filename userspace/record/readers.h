@@ -23,11 +23,9 @@
 uint32_t readers_default(uint32_t online, uint32_t rings);
 
 struct readers_ops {
-	/* Before each drain pass, on the reader's thread (may be NULL):
-	 * true to have the records of the reader's rings come in time
-	 * order across them (rings_drain_merged), false for each ring read
-	 * in turn. */
-	bool (*time_order)(void *ctx);
+	/* true: the records of a reader's rings come in time order across
+	 * them (rings_drain_merged); false: each ring read in turn. */
+	bool time_order;
 	/* Each record, on the thread of its ring's reader, with that
 	 * reader's context. Non-zero: the first error is kept. */
 	rings_record_fn on_record;

@@ -374,14 +374,6 @@ static int take_handoff(struct recorder *r)
 /* After a reader's pass: on the main thread (one reader, or none running)
  * its tids go to the process tree now; a reader thread hands them over
  * with its counts. */
-/* With --trigger, a reader's rings are read in time order across them:
- * the watch pairs a thread's records from several rings (a waking in the
- * waker's CPU's, the run in another's), trigger/watch.h. */
-static bool reader_time_order(void *ctx)
-{
-	return ((struct reader_ctx *)ctx)->r->watch != NULL;
-}
-
 static int reader_pass_done(void *ctx, int records)
 {
 	struct reader_ctx *rc = ctx;
@@ -511,8 +503,8 @@ static int setup(struct recorder *r)
 		.kstack_check = r->o.kstack_check,
 		.on_record = on_record,
 	};
-	struct readers_ops ops = { reader_time_order, on_record,
-				   reader_pass_done, reader_commit };
+	struct readers_ops ops = { false, on_record, reader_pass_done,
+				   reader_commit };
 	void **ctxs;
 	char err[256];
 	uint32_t cpu, k;
@@ -598,6 +590,10 @@ static int setup(struct recorder *r)
 	}
 	for (k = 0; k < r->nreaders; k++)
 		ctxs[k] = &r->rctx[k];
+	/* with --trigger, a reader's rings are read in time order across
+	 * them: the watch pairs a thread's records from several rings (a
+	 * waking in the waker's CPU's, its run in its own) */
+	ops.time_order = r->watch != NULL;
 	r->readers = readers_new(capture_rings(r->cap), r->nreaders, &ops,
 				 ctxs, err, sizeof(err));
 	free(ctxs);

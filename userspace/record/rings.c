@@ -340,15 +340,11 @@ static void ring_take(struct rings *rs, uint32_t idx, rings_record_fn fn,
 }
 
 int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
-		       uint64_t upto, rings_record_fn fn, void *ctx)
+		       struct keyheap_ent *h, rings_record_fn fn, void *ctx)
 {
-	struct keyheap_ent *h = malloc((n ? n : 1) * sizeof(*h));
 	uint32_t i, k = 0;
 	int total = 0, e = 0;
 	uint64_t ts;
-
-	if (!h) /* out of memory: in ring order */
-		return rings_drain_list(rs, idx, n, fn, ctx);
 	for (i = 0; i < n; i++) {
 		struct ring *r;
 
@@ -357,36 +353,34 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 		r = &rs->r[idx[i]];
 		if (__atomic_load_n(&r->grow_to, __ATOMIC_RELAXED))
 			total += grow_ring(rs, idx[i], fn, ctx, &e);
-		if (!ring_empty(r) && ring_peek(r, &ts) && ts <= upto)
+		if (!ring_empty(r) && ring_peek(r, &ts))
 			h[k++] = (struct keyheap_ent){ ts, idx[i] };
 	}
 	keyheap_make(h, k);
 	while (k) {
 		struct ring *r = &rs->r[h[0].idx];
-		uint64_t until = upto;
+		uint64_t until;
 		bool more;
 
-		if (k == 1 && upto == UINT64_MAX) { /* the last ring: as is */
+		if (k == 1) { /* the last ring with records: as it is */
 			total += drain_ring(rs, h[0].idx, fn, ctx, &e);
 			break;
 		}
 		/* the oldest ring's records up to the next ring's head go in
 		 * a row: rings mostly take turns in long stretches */
-		if (k > 1 && h[1].key < until)
-			until = h[1].key;
+		until = h[1].key;
 		if (k > 2 && h[2].key < until)
 			until = h[2].key;
 		do {
 			ring_take(rs, h[0].idx, fn, ctx, &e);
 			total++;
 		} while ((more = ring_peek(r, &ts)) && ts <= until);
-		if (more && ts <= upto)
+		if (more)
 			h[0].key = ts;
 		else
 			h[0] = h[--k];
 		keyheap_sift(h, k, 0);
 	}
-	free(h);
 	return e ? e : total;
 }
 

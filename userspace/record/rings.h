@@ -40,13 +40,14 @@ int rings_drain_range(struct rings *r, uint32_t first, uint32_t n);
 int rings_drain_list(struct rings *r, const uint32_t *idx, uint32_t n,
 		     rings_record_fn fn, void *ctx);
 /* As rings_drain_list, but the records of the n rings come out in the
- * order of their times (the u64 each record starts with) across them, up
- * to `upto`: later ones stay in their rings for the next call. Each ring
- * is taken to be in time order. A record committed while the call runs
- * joins it if its ring still has records to give, else the next call:
- * only those can come out of order. */
+ * order of their times (the u64 each record starts with) across them;
+ * heap: room for n entries, the caller's. Each ring is taken to be in
+ * time order. A record committed while the call runs joins it if its
+ * ring still has records to give, else the next call: only those can
+ * come out of order. */
+struct keyheap_ent;
 int rings_drain_merged(struct rings *r, const uint32_t *idx, uint32_t n,
-		       uint64_t upto, rings_record_fn fn, void *ctx);
+		       struct keyheap_ent *heap, rings_record_fn fn, void *ctx);
 /* A new epoll set (its fd, or a negative errno) over the n rings listed
  * and extra_fd when not negative (reported with data.u32 UINT32_MAX). */
 int rings_epoll_new(struct rings *r, const uint32_t *idx, uint32_t n,

@@ -106,21 +106,21 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p);
 
 HOT void hit_latency(struct trig_watch *w, int32_t tid, uint32_t cpu,
-			       uint64_t start, uint64_t end, const char *comm)
+		     uint64_t start, uint64_t end, const char *comm)
 {
 	if (end - start >= w->min_latency)
-		trig_watch_hit(w, TRIG_LATENCY, TRIG_LATENCY, tid, cpu, start, end, 'R',
-		    comm);
+		trig_watch_hit(w, TRIG_LATENCY, TRIG_LATENCY, tid, cpu, start,
+			       end, 'R', comm);
 }
 
-HOT void hit_blocked(struct trig_watch *w, int32_t tid,
-			       uint32_t cpu, uint64_t start, uint64_t end,
-			       char state, const char *comm)
+HOT void hit_blocked(struct trig_watch *w, int32_t tid, uint32_t cpu,
+		     uint64_t start, uint64_t end, char state,
+		     const char *comm)
 {
 	if (end - start >= w->min_blocked)
 		trig_watch_hit(w, TRIG_BLOCKED,
-		    state == 'D' ? TRIG_BLOCKED_D : TRIG_BLOCKED, tid, cpu,
-		    start, end, state, comm);
+			       state == 'D' ? TRIG_BLOCKED_D : TRIG_BLOCKED,
+			       tid, cpu, start, end, state, comm);
 }
 
 /* The queue of cpu (a valid one) gained a thread, tid. */
