@@ -99,14 +99,16 @@ unswitched() {
 	     END { for (p in in_) if (!(p in out) && p != 0) print p }' "$W/ftrace.txt"
 }
 
-# "MATCHED DIFFERENT MISSING IRQ HIDDEN": ftrace's wakings of tid $1
+# "MATCHED DIFFERENT MISSING IRQ HIDDEN UNPAIRED": ftrace's wakings of tid $1
 # paired with ours (the first unpaired one within WINDOW ns, both stamp
 # BOOTTIME), how many pairs disagree on the context, how many of ftrace's
 # have no pair (a BPF program does not run while it is already running on
 # the CPU: a waking in an interrupt that came during it is not recorded),
 # how many of ftrace's are from an interrupt, and how many of the missing
 # ones came in the context of a task the kernel never reported switched
-# out (unswitched()) or switched in (ftrace's CHAIN). Each missing one is
+# out (unswitched()) or switched in (ftrace's CHAIN), and how many of ours
+# have no pair (the two probes' stamps of one waking further apart than
+# WINDOW: a missing one then is no waking lost). Each missing one is
 # printed.
 compare() {
 	ftrace_wakings "$1" >"$W/ft.$1"
@@ -133,34 +135,38 @@ compare() {
 		}
 		found = 0
 	     }
-	     END { print matched + 0, diff + 0, missing + 0, ft_irq + 0, hidden + 0 }' \
+	     END { print matched + 0, diff + 0, missing + 0, ft_irq + 0, hidden + 0,
+		n - matched }' \
 		"$W/unswitched" "$W/ours.$1" "$W/ft.$1"
 }
 
 @test "wakeup context: the workload ran, both recorders saw its wakeups" {
-	local matched diff missing irq hidden misses
+	local matched diff missing irq hidden unpaired misses
 	[ -n "$(tid sleeper)" ]
 	[ -n "$(tid reader)" ]
-	read -r matched diff missing irq hidden < <(compare "$(tid sleeper)")
-	echo "sleeper: $matched matched ($diff disagree), $missing missing ($hidden in a task the kernel reported no switch of), ftrace: $irq from interrupts"
+	read -r matched diff missing irq hidden unpaired < <(compare "$(tid sleeper)")
+	echo "sleeper: $matched matched ($diff disagree), $missing missing ($hidden in a task the kernel reported no switch of), ftrace: $irq from interrupts; $unpaired of ours unpaired"
 	# nanosleep's wakeups come from the timer interrupt
 	[ "$irq" -ge $((ROUNDS * 9 / 10)) ]
 	# the ones we miss came while a program already ran on their CPU: the
 	# kernel counts them (recursion misses, all programs together); or
 	# the ring had no room: the recorder counts them (lost); or the kernel
-	# ran no BPF program in the task it came in (hidden)
+	# ran no BPF program in the task it came in (hidden); or it is one of
+	# ours stamped too far from ftrace's to pair (a 6.1-rt guest under
+	# emulation had one missing, with no miss and no loss; it did not
+	# print then whether one of ours was unpaired)
 	local lost
 	misses=$(sed -n 's/.*BPF recursion misses: \([0-9]*\), over .*/\1/p' "$W/rec.err")
 	lost=$(sed -n 's/.* recorded [0-9]* events (.*), lost \([0-9]*\);.*/\1/p' "$W/rec.err")
 	echo "recursion misses: $misses, events lost: $lost"
 	[ -n "$misses" ] && [ -n "$lost" ]
-	[ "$missing" -le $((misses + lost + hidden)) ]
+	[ "$missing" -le $((misses + lost + hidden + unpaired)) ]
 }
 
 @test "wakeup context: a timer interrupt's wakeups are marked, as ftrace marks them" {
 	local s
 	s=$(tid sleeper)
-	read -r matched diff missing irq < <(compare "$s")
+	read -r matched diff missing irq _ _ < <(compare "$s")
 	echo "sleeper: $matched matched ($diff disagree), $missing missing"
 	[ "$matched" -ge $((ROUNDS * 9 / 10)) ]
 	[ "$diff" -eq 0 ]
@@ -174,7 +180,7 @@ compare() {
 @test "wakeup context: a task's wakeups are not marked" {
 	local t matched diff missing irq hidden
 	for t in "$(tid reader)" "$(tid writer)"; do
-		read -r matched diff missing irq hidden < <(compare "$t")
+		read -r matched diff missing irq hidden _ < <(compare "$t")
 		echo "tid $t: $matched matched ($diff disagree), $missing missing, ftrace: $irq from interrupts"
 		[ "$matched" -gt $((ROUNDS / 4)) ]
 		[ "$diff" -eq 0 ]
