@@ -7,6 +7,7 @@
 #include "record/rings.h"
 
 #include "record/privileges.h"
+#include "util/log.h"
 #include "util/keyheap.h"
 
 #include <errno.h>
@@ -236,6 +237,7 @@ static int grow_ring(struct rings *rs, uint32_t idx, rings_record_fn fn,
 	unmap_ring(rs, r);
 	*r = nr;
 	__atomic_add_fetch(&rs->grown, 1, __ATOMIC_RELAXED);
+	log_debug("ring %u grown to %llu bytes", idx, (unsigned long long)size);
 	return n;
 }
 
