@@ -287,6 +287,12 @@ for k in "${kernels[@]}"; do
 			mapfile -t lines <<<"$bad"
 			summary+=("${lines[@]}")
 			log "$bad"
+			# what bats said of each failure (its "# " lines, the first 40),
+			# so that a run whose guest logs are gone can still be read
+			awk '/^not ok / { n = 0; on = 1; print "kernel-check:   " $0; next }
+				/^(ok|not ok) / { on = 0 }
+				on && /^# / && n++ < 40 { print "kernel-check:     " $0 }
+				on && !/^# / { on = 0 }' "$res/log" >&2 || true
 		fi
 		failed+=("$k")
 		continue

@@ -127,7 +127,9 @@ user_stacks() {
 	t=$(tid pipe)
 	tp_samples "$W/cfi.pb" | awk -v t="$t" '$2 == t { print $3 }' >"$TMP/tp"
 	cat "$TMP/tp"
-	[ "$(grep -c ",read,wait_in_pipe_read,t_pipe,[^,]" "$TMP/tp")" -ge "$ROUNDS" ]
+	# (as in the first test: a read need not block each round, under
+	# emulation say)
+	[ "$(grep -c ",read,wait_in_pipe_read,t_pipe,[^,]" "$TMP/tp")" -ge 2 ]
 	# the same stacks as the dump's, frame for frame
 	user_stacks "$t" cfi | sed -E "s/(^|,)0x[0-9a-f]+/\1?/g" | sort >"$TMP/ours"
 	sed 's/.*entry_SYSCALL_64_after_hwframe,//' "$TMP/tp" | sort >"$TMP/theirs"

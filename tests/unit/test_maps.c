@@ -235,6 +235,45 @@ out:
 	symbolizer_free(s);
 }
 
+/* One file seen under two devices and inodes (overlayfs: the program's
+ * text from its mm on the overlay's device, its mappings on the layer's)
+ * is one module, so one ModuleSymbols; another path is another module,
+ * even of the same content. */
+static struct sym_module *module_of(struct symbolizer *s, const char *path,
+				     uint64_t dev, uint64_t ino)
+{
+	return symbolizer_module(s, &(struct sym_file){ path, NULL, dev, ino });
+}
+
+static void test_same_file(void)
+{
+	const uint64_t d1 = 1ull << 32 | 5, d2 = 9ull << 32 | 1;
+	struct symbolizer *s = symbolizer_new();
+	char self[4096];
+	struct sym_module *a, *b, *c;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	CHECK(n > 0);
+	if (n <= 0)
+		goto out;
+	self[n] = '\0';
+	a = module_of(s, self, d1, 77);
+	b = module_of(s, self, d2, 78);
+	CHECK(a && b && a == b && a->build_id_len > 0);
+	CHECK_EQ_I64(symbolizer_stats(s)->modules, 1);
+	/* asked again under either: the same, nothing reopened */
+	CHECK(module_of(s, self, d1, 77) == a);
+	CHECK(module_of(s, self, d2, 78) == a);
+	/* found by either inode */
+	CHECK(symbolizer_find(s, d2, 78, strrchr(self, '/') + 1) == a);
+	CHECK(symbolizer_find(s, d1, 77, strrchr(self, '/') + 1) == a);
+	c = module_of(s, "/proc/self/exe", d2, 78);
+	CHECK(c && c != a);
+	CHECK_EQ_I64(symbolizer_stats(s)->modules, 2);
+out:
+	symbolizer_free(s);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -245,6 +284,7 @@ int main(void)
 	RUN(test_self);
 	RUN(test_vdso);
 	RUN(test_recorded);
+	RUN(test_same_file);
 	rmdir(dir);
 	return unit_finish();
 }

@@ -33,6 +33,8 @@ struct module {
 	struct sym_module m;
 	char *open_path;    /* where it was found from here */
 	uint64_t dev, ino;  /* ino 0: told apart by path */
+	struct file_id { uint64_t dev, ino; } *alias; /* more ids, same file */
+	size_t nalias;
 	Dwfl *dwfl;         /* opened at the first lookup */
 	Dwfl_Module *mod;   /* NULL: no symbols to be had */
 	uint64_t bias;      /* dwfl's address of ELF address 0 */
@@ -92,11 +94,51 @@ static uint64_t key_of(const struct sym_file *f)
 	       hash_path(f->path);
 }
 
+static bool same_id(uint64_t dev, uint64_t ino, const struct sym_file *f)
+{
+	return ino == f->ino && (!f->ino || dev == f->dev);
+}
+
 static bool same_file(const struct module *md, const struct sym_file *f)
 {
-	return md->ino == f->ino && (!f->ino || md->dev == f->dev) &&
-	       !strcmp(md->m.path, f->path);
+	size_t i;
+
+	if (strcmp(md->m.path, f->path))
+		return false;
+	if (same_id(md->dev, md->ino, f))
+		return true;
+	for (i = 0; i < md->nalias; i++)
+		if (same_id(md->alias[i].dev, md->alias[i].ino, f))
+			return true;
+	return false;
 }
+
+/* The module already opened of the same path and build id as md, just
+ * read: the same file seen with another device and inode (overlayfs
+ * shows a program's text on the overlay's device from its mm, the layer's
+ * in /proc/PID/maps; 6.8's maps show the overlay's of all mappings, the
+ * BPF side the layer's). NULL when there is none, or md has no build id
+ * to tell. */
+static struct module *same_content(struct symbolizer *s,
+				   const struct module *md)
+{
+	size_t i;
+
+	if (!md->m.build_id_len)
+		return NULL;
+	for (i = 0; i < s->nmods; i++) {
+		struct module *o = s->mods[i];
+
+		if (o->m.build_id_len == md->m.build_id_len &&
+		    !memcmp(o->m.build_id, md->m.build_id,
+			    md->m.build_id_len) &&
+		    !strcmp(o->m.path, md->m.path))
+			return o;
+	}
+	return NULL;
+}
+
+static void module_free(struct module *md);
 
 /* Opens the file through the process's root, else by its plain path;
  * md->open_path says which worked. */
@@ -158,16 +200,25 @@ struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
 	for (i = 0; ino && n && i < s->nmods; i++) {
 		const struct module *md = s->mods[i];
 		const char *base = strrchr(md->m.path, '/');
+		size_t j;
 
 		base = base ? base + 1 : md->m.path;
-		if (md->ino != ino || strncmp(base, name, n))
+		if (strncmp(base, name, n))
 			continue;
-		if (md->dev == dev)
-			return (struct sym_module *)&md->m;
-		/* the same inode and name on another device: overlayfs
-		 * shows the process's program (mm's exe_file) on the
-		 * overlay's device, its mappings on the layer's */
-		other = md;
+		/* its own id, then those it was also seen with */
+		for (j = 0; j <= md->nalias; j++) {
+			uint64_t d = j ? md->alias[j - 1].dev : md->dev;
+
+			if ((j ? md->alias[j - 1].ino : md->ino) != ino)
+				continue;
+			if (d == dev)
+				return (struct sym_module *)&md->m;
+			/* the same inode and name on another device:
+			 * overlayfs shows the process's program (mm's
+			 * exe_file) on the overlay's device, its mappings
+			 * on the layer's */
+			other = md;
+		}
 	}
 	return (struct sym_module *)(other ? &other->m : NULL);
 }
@@ -176,8 +227,8 @@ struct sym_module *symbolizer_module(struct symbolizer *s,
 				     const struct sym_file *f)
 {
 	uint64_t h = key_of(f);
-	uint32_t *slot;
-	struct module *md;
+	uint32_t *slot, idx;
+	struct module *md, *o;
 	bool added;
 
 	slot = hmap_find(&s->by_path, &h);
@@ -195,21 +246,34 @@ struct sym_module *symbolizer_module(struct symbolizer *s,
 		free(md);
 		return NULL;
 	}
-	slot = hmap_insert(&s->by_path, &h, &added);
-	if (!slot) {
-		free(md->m.path);
-		free(md);
-		return NULL;
-	}
 	hmap_init(&md->addrs, sizeof(uint64_t), sizeof(uint32_t),
 		  hmap_random_seed());
-	s->mods[s->nmods++] = md;
-	*slot = (uint32_t)s->nmods;
 	md->dev = f->dev;
 	md->ino = f->ino;
 	read_elf(md, f);
-	s->st.modules++;
-	s->st.not_elf += !md->m.elf;
+	o = same_content(s, md);
+	if (o) {
+		/* one module, so one ModuleSymbols, under both ids */
+		struct file_id *a = realloc(o->alias, (o->nalias + 1) *
+							  sizeof(*a));
+
+		module_free(md);
+		if (!a)
+			return NULL;
+		o->alias = a;
+		o->alias[o->nalias++] = (struct file_id){ f->dev, f->ino };
+		for (idx = 0; s->mods[idx] != o; idx++)
+			;
+		md = o;
+	} else {
+		idx = (uint32_t)s->nmods;
+		s->mods[s->nmods++] = md;
+		s->st.modules++;
+		s->st.not_elf += !md->m.elf;
+	}
+	slot = hmap_insert(&s->by_path, &h, &added);
+	if (slot)
+		*slot = idx + 1;
 	return &md->m;
 }
 
@@ -458,25 +522,30 @@ const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s)
 	return &s->st;
 }
 
+static void module_free(struct module *md)
+{
+	size_t j;
+
+	for (j = 0; j < md->na; j++)
+		free(md->a[j].name);
+	free(md->a);
+	hmap_free(&md->addrs);
+	if (md->dwfl)
+		dwfl_end(md->dwfl);
+	free(md->m.path);
+	free(md->open_path);
+	free(md->alias);
+	free(md);
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nmods; i++) {
-		struct module *md = s->mods[i];
-
-		for (j = 0; j < md->na; j++)
-			free(md->a[j].name);
-		free(md->a);
-		hmap_free(&md->addrs);
-		if (md->dwfl)
-			dwfl_end(md->dwfl);
-		free(md->m.path);
-		free(md->open_path);
-		free(md);
-	}
+	for (i = 0; i < s->nmods; i++)
+		module_free(s->mods[i]);
 	free(s->mods);
 	hmap_free(&s->by_path);
 	free(s);

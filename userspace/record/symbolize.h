@@ -58,7 +58,9 @@ struct sym_file {
 /* The module of file f, opened the first time; NULL when out of memory or
  * past SYM_MAX_MODULES. Modules are told apart by path, and by device
  * and inode when known (the same path in two containers can be two
- * files; two files on a 9p mount can show the same device and inode).
+ * files; two files on a 9p mount can show the same device and inode),
+ * but a file of the same path and build id as a module's is that module
+ * whatever its device and inode (overlayfs shows a file under two).
  * A file that cannot be read is a module too (elf false): asked again, it
  * is not reopened. */
 struct sym_module *symbolizer_module(struct symbolizer *s,
