@@ -91,9 +91,10 @@ user_stacks() {
 		# every sleep of the waiting thread, in its wait (the fsync
 		# thread also sleeps writing its file)
 		# (a read or a futex wait need not block each round, under
-		# emulation say)
+		# emulation say; there, an fsync once caught only one of its
+		# five rounds sleeping)
 		n=$(grep -c ",wait_in_$fn,t_$role,[^,]" "$TMP/$role")
-		[ "$n" -ge 2 ]
+		[ "$n" -ge 2 ] || { [ -n "${BTR_EMULATED:-}" ] && [ "$n" -ge 1 ]; }
 		[ "$role" = fsync ] || [ "$n" -eq "$(wc -l <"$TMP/$role")" ]
 		# with the libc function it called first, and no error
 		! grep ",wait_in_$fn," "$TMP/$role" | grep -q " " || false
