@@ -4,7 +4,8 @@
  * pthread_cond_wait(), and (with a directory) fsync() of a file written
  * there. Built as distributions build, -O2, with frame pointers in this
  * program only: the C library of a Debian host has none. The main thread
- * sleeps in wait_in_main, called from main. Prints, when done:
+ * sleeps in wait_in_main, called from main, then wakes the pipe and
+ * futex threads, each once it sleeps (until_asleep). Prints, when done:
  *   libcwaits main=TID sleep=TID pipe=TID futex=TID fsync=TID
  * (fsync=0 without a directory). Usage: libcwaits [ROUNDS [DIR]]. */
 #define _GNU_SOURCE
@@ -63,6 +64,34 @@ NOINLINE static void wait_in_fsync(int fd)
 	KEEP();
 }
 
+/* Until thread tids[i] sleeps (its state S in /proc), at most 2 s: a
+ * thread woken before it waited would not wait that round, and a guest
+ * under emulation can start or run a thread that late. */
+NOINLINE static void until_asleep(int i)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	char path[64], buf[256], *p;
+
+	for (int k = 0; k < 2000; k++, nanosleep(&ms, NULL)) {
+		pid_t tid = __atomic_load_n(&tids[i], __ATOMIC_ACQUIRE);
+		FILE *f;
+		size_t n;
+
+		if (!tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+		f = fopen(path, "r");
+		if (!f)
+			return;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		p = strrchr(buf, ')'); /* the state follows the name */
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+	}
+}
+
 NOINLINE static void wait_in_main(void)
 {
 	struct timespec ts = { 0, 30 * 1000 * 1000 };
@@ -84,7 +113,7 @@ NOINLINE static void *t_sleep(void *arg)
 NOINLINE static void *t_pipe(void *arg)
 {
 	(void)arg;
-	tids[2] = gettid();
+	__atomic_store_n(&tids[2], gettid(), __ATOMIC_RELEASE);
 	for (int i = 0; i < rounds; i++)
 		wait_in_pipe_read();
 	KEEP();
@@ -94,7 +123,7 @@ NOINLINE static void *t_pipe(void *arg)
 NOINLINE static void *t_futex(void *arg)
 {
 	(void)arg;
-	tids[3] = gettid();
+	__atomic_store_n(&tids[3], gettid(), __ATOMIC_RELEASE);
 	for (int i = 0; i < rounds; i++)
 		wait_in_futex(i);
 	KEEP();
@@ -151,8 +180,10 @@ int main(int argc, char **argv)
 			return 1;
 	for (i = 0; i < rounds; i++) {
 		wait_in_main();
+		until_asleep(2);
 		if (write(pipefd[1], "x", 1) != 1)
 			return 1;
+		until_asleep(3);
 		pthread_mutex_lock(&lock);
 		turn++;
 		pthread_cond_broadcast(&cond);
