@@ -116,13 +116,19 @@ pairs() {
 }
 
 @test "callstacks: loss counters in the summary, stats and dump agree" {
-	local n trunc fail line
+	local n trunc fail line ut
 	n=$(grep -c " perf_sample " "$W/btf.txt")
 	trunc=$(grep " perf_sample " "$W/btf.txt" | grep -c "unwind_error=MAX_FRAMES_EXCEEDED" || true)
 	fail=$(grep " perf_sample " "$W/btf.txt" | grep -vc " stack=" || true)
 	line=$(grep "call stacks:" "$W/btf.err")
-	echo "$line / dump: $n samples, $trunc truncated, $fail without stack"
-	[ "$line" = "bpftrace-rec: call stacks: $n samples, $trunc truncated at 64 frames, $fail could not be taken" ]
+	# a sample is flagged as truncated for its kernel part or its user
+	# part, counted apart in the summary (the recording is system-wide:
+	# another process's user stack may be cut, as one was in a 6.1-rt
+	# guest walking frame pointers through code built without them)
+	ut=$(sed -n 's/.*user stacks: \([0-9]*\) truncated at .*/\1/p' "$W/btf.err")
+	echo "$line / user truncated $ut / dump: $n samples, $trunc truncated, $fail without stack"
+	[ -n "$ut" ] && [ "$ut" -le "$trunc" ]
+	[ "$line" = "bpftrace-rec: call stacks: $n samples, $((trunc - ut)) truncated at 64 frames, $fail could not be taken" ]
 	[ "$(stat_value "$W/btf.pb" perf_samples)" -eq "$n" ]
 	[ "$(stat_value "$W/btf.pb" perf_samples_stack_truncated)" -eq "$trunc" ]
 	[ "$(stat_value "$W/btf.pb" perf_samples_without_stack)" -eq "$fail" ]
