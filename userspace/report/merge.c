@@ -22,6 +22,7 @@ void merge_init(struct merge *m)
 	m->max_ts = INT64_MIN;
 	m->released = INT64_MIN;
 	m->max_pending = MERGE_MAX_PENDING;
+	m->last_q = SIZE_MAX;
 }
 
 int merge_declare_cpus(struct merge *m, uint32_t machine, uint32_t ncpus)
@@ -381,7 +382,7 @@ static int64_t watermark(const struct merge *m)
 
 void merge_begin(struct merge *m, bool all, struct merge_walk *w)
 {
-	w->cur = SIZE_MAX;
+	w->cur = m->last_q;
 	w->wm = all ? INT64_MAX : watermark(m);
 }
 
@@ -478,6 +479,7 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 		run = (run + 1) & go;
 	}
 	w->cur = cur;
+	m->last_q = cur;
 	m->pending -= k;
 	/* times only grow: the last taken is the latest */
 	if (k && out[k - 1].e->ts > m->released)

@@ -63,6 +63,8 @@ struct merge {
 	int64_t released;    /* latest time handed out */
 	bool cpus_declared;  /* by a SystemInfo: wait for each of them */
 	uint64_t reordered;  /* events earlier than their CPU's last one */
+	size_t last_q;       /* the queue of the last event handed out, of
+			      * any walk; SIZE_MAX: none yet */
 };
 
 /* Handing out: the events the watermark allows, in global time order,
@@ -79,8 +81,12 @@ struct merge {
  *
  * The order: the queue of the last event taken goes on while its head is
  * no later than every other queue's; otherwise the next event is the
- * head of the least (time, queue index). A new walk starts with the
- * latter. A walk stops at the first event later than the watermark,
+ * head of the least (time, queue index). A new walk goes on with the
+ * queue of the last walk's last event the same way: trace_processor's
+ * sorter has no walks, and on equal times its run of one queue goes on
+ * whatever the input's flushes (a walk that started with the least
+ * queue once put a waking before a switch-out of the same time that
+ * trace_processor took first). A walk stops at the first event later than the watermark,
  * unless more than max_pending events wait: then the earliest go anyway.
  * The events stay valid until the next merge_push; nothing may be pushed
  * during a walk. */
