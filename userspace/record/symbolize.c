@@ -32,9 +32,11 @@ struct sym_addr {
 struct module {
 	struct sym_module m;
 	char *open_path;    /* where it was found from here */
-	uint64_t dev, ino;  /* ino 0: told apart by path */
-	struct file_id { uint64_t dev, ino; } *alias; /* more ids, same file */
-	size_t nalias;
+	/* the device and inode it was seen with (ino 0: told apart by
+	 * path), first the one it was opened under; more than one when the
+	 * same file shows several (overlayfs) */
+	struct file_id { uint64_t dev, ino; } *ids;
+	size_t nids;
 	Dwfl *dwfl;         /* opened at the first lookup */
 	Dwfl_Module *mod;   /* NULL: no symbols to be had */
 	uint64_t bias;      /* dwfl's address of ELF address 0 */
@@ -94,48 +96,52 @@ static uint64_t key_of(const struct sym_file *f)
 	       hash_path(f->path);
 }
 
-static bool same_id(uint64_t dev, uint64_t ino, const struct sym_file *f)
-{
-	return ino == f->ino && (!f->ino || dev == f->dev);
-}
-
 static bool same_file(const struct module *md, const struct sym_file *f)
 {
 	size_t i;
 
 	if (strcmp(md->m.path, f->path))
 		return false;
-	if (same_id(md->dev, md->ino, f))
-		return true;
-	for (i = 0; i < md->nalias; i++)
-		if (same_id(md->alias[i].dev, md->alias[i].ino, f))
+	for (i = 0; i < md->nids; i++)
+		if (md->ids[i].ino == f->ino &&
+		    (!f->ino || md->ids[i].dev == f->dev))
 			return true;
 	return false;
 }
 
-/* The module already opened of the same path and build id as md, just
- * read: the same file seen with another device and inode (overlayfs
- * shows a program's text on the overlay's device from its mm, the layer's
- * in /proc/PID/maps; 6.8's maps show the overlay's of all mappings, the
- * BPF side the layer's). NULL when there is none, or md has no build id
- * to tell. */
-static struct module *same_content(struct symbolizer *s,
-				   const struct module *md)
+/* Adds f's device and inode to md's; false when out of memory. */
+static bool add_id(struct module *md, const struct sym_file *f)
+{
+	struct file_id *a = realloc(md->ids, (md->nids + 1) * sizeof(*a));
+
+	if (!a)
+		return false;
+	md->ids = a;
+	md->ids[md->nids++] = (struct file_id){ f->dev, f->ino };
+	return true;
+}
+
+/* The index of the module already opened of the same path and build id
+ * as md, just read: the same file seen with another device and inode
+ * (overlayfs shows a program's text on the overlay's device from its mm,
+ * the layer's in /proc/PID/maps; 6.8's maps show the overlay's of all
+ * mappings, the BPF side the layer's). s->nmods when there is none, or
+ * md has no build id to tell. */
+static size_t same_content(const struct symbolizer *s,
+			   const struct module *md)
 {
 	size_t i;
 
-	if (!md->m.build_id_len)
-		return NULL;
-	for (i = 0; i < s->nmods; i++) {
-		struct module *o = s->mods[i];
+	for (i = 0; md->m.build_id_len && i < s->nmods; i++) {
+		const struct module *o = s->mods[i];
 
 		if (o->m.build_id_len == md->m.build_id_len &&
 		    !memcmp(o->m.build_id, md->m.build_id,
 			    md->m.build_id_len) &&
 		    !strcmp(o->m.path, md->m.path))
-			return o;
+			return i;
 	}
-	return NULL;
+	return s->nmods;
 }
 
 static void module_free(struct module *md);
@@ -205,13 +211,10 @@ struct sym_module *symbolizer_find(struct symbolizer *s, uint64_t dev,
 		base = base ? base + 1 : md->m.path;
 		if (strncmp(base, name, n))
 			continue;
-		/* its own id, then those it was also seen with */
-		for (j = 0; j <= md->nalias; j++) {
-			uint64_t d = j ? md->alias[j - 1].dev : md->dev;
-
-			if ((j ? md->alias[j - 1].ino : md->ino) != ino)
+		for (j = 0; j < md->nids; j++) {
+			if (md->ids[j].ino != ino)
 				continue;
-			if (d == dev)
+			if (md->ids[j].dev == dev)
 				return (struct sym_module *)&md->m;
 			/* the same inode and name on another device:
 			 * overlayfs shows the process's program (mm's
@@ -227,8 +230,9 @@ struct sym_module *symbolizer_module(struct symbolizer *s,
 				     const struct sym_file *f)
 {
 	uint64_t h = key_of(f);
-	uint32_t *slot, idx;
-	struct module *md, *o;
+	uint32_t *slot;
+	struct module *md;
+	size_t idx;
 	bool added;
 
 	slot = hmap_find(&s->by_path, &h);
@@ -248,32 +252,22 @@ struct sym_module *symbolizer_module(struct symbolizer *s,
 	}
 	hmap_init(&md->addrs, sizeof(uint64_t), sizeof(uint32_t),
 		  hmap_random_seed());
-	md->dev = f->dev;
-	md->ino = f->ino;
 	read_elf(md, f);
-	o = same_content(s, md);
-	if (o) {
+	idx = same_content(s, md);
+	if (idx < s->nmods) {
 		/* one module, so one ModuleSymbols, under both ids */
-		struct file_id *a = realloc(o->alias, (o->nalias + 1) *
-							  sizeof(*a));
-
 		module_free(md);
-		if (!a)
-			return NULL;
-		o->alias = a;
-		o->alias[o->nalias++] = (struct file_id){ f->dev, f->ino };
-		for (idx = 0; s->mods[idx] != o; idx++)
-			;
-		md = o;
+		md = s->mods[idx];
 	} else {
-		idx = (uint32_t)s->nmods;
 		s->mods[s->nmods++] = md;
 		s->st.modules++;
 		s->st.not_elf += !md->m.elf;
 	}
+	if (!add_id(md, f))
+		return NULL; /* asked again, looked for again */
 	slot = hmap_insert(&s->by_path, &h, &added);
 	if (slot)
-		*slot = idx + 1;
+		*slot = (uint32_t)idx + 1;
 	return &md->m;
 }
 
@@ -534,7 +528,7 @@ static void module_free(struct module *md)
 		dwfl_end(md->dwfl);
 	free(md->m.path);
 	free(md->open_path);
-	free(md->alias);
+	free(md->ids);
 	free(md);
 }
 

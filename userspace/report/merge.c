@@ -382,7 +382,6 @@ static int64_t watermark(const struct merge *m)
 
 void merge_begin(struct merge *m, bool all, struct merge_walk *w)
 {
-	w->cur = m->last_q;
 	w->wm = all ? INT64_MAX : watermark(m);
 }
 
@@ -422,7 +421,7 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 {
 	struct merge_node *t = m->tree;
 	struct cpu_queue *qs = m->q;
-	size_t k = 0, left = m->pending, leaves = m->leaves, cur = w->cur, b;
+	size_t k = 0, left = m->pending, leaves = m->leaves, cur = m->last_q, b;
 	size_t run = 0, capped, go;
 	int64_t wm = w->wm, others = INT64_MIN;
 	merge_key root, ck;
@@ -478,7 +477,6 @@ size_t merge_take(struct merge *m, struct merge_walk *w, struct merge_ev *out,
 		b = (uint32_t)key_low(root) ^ ((b ^ (uint32_t)key_low(root)) & go);
 		run = (run + 1) & go;
 	}
-	w->cur = cur;
 	m->last_q = cur;
 	m->pending -= k;
 	/* times only grow: the last taken is the latest */

@@ -81,17 +81,16 @@ struct merge {
  *
  * The order: the queue of the last event taken goes on while its head is
  * no later than every other queue's; otherwise the next event is the
- * head of the least (time, queue index). A new walk goes on with the
- * queue of the last walk's last event the same way: trace_processor's
- * sorter has no walks, and on equal times its run of one queue goes on
- * whatever the input's flushes (a walk that started with the least
- * queue once put a waking before a switch-out of the same time that
- * trace_processor took first). A walk stops at the first event later than the watermark,
+ * head of the least (time, queue index). The last event may be of an
+ * earlier walk (merge.last_q): trace_processor's sorter has no walks,
+ * and on equal times its run of one queue goes on whatever the input's
+ * flushes (a walk that started with the least queue instead once put a
+ * waking before a switch-out of the same time that trace_processor took
+ * first). A walk stops at the first event later than the watermark,
  * unless more than max_pending events wait: then the earliest go anyway.
  * The events stay valid until the next merge_push; nothing may be pushed
  * during a walk. */
 struct merge_walk {
-	size_t cur;            /* the queue of the last event, SIZE_MAX: none */
 	int64_t wm;            /* the watermark of the walk */
 };
 
