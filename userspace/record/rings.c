@@ -289,56 +289,87 @@ int rings_drain_list(struct rings *rs, const uint32_t *idx, uint32_t n,
 	return e ? e : total;
 }
 
-/* The next record of ring r to hand out, discarded ones skipped: its
- * time (the u64 it starts with; 0 for a shorter one) in *ts. false when
- * there is none yet (empty, or the next one being written). */
-static bool ring_peek(struct ring *r, uint64_t *ts)
+/* The bytes a record of body bytes takes in the ring. */
+static inline unsigned long rec_span(uint32_t body)
 {
-	unsigned long cons = *r->consumer; /* its drainer's own */
+	return (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+}
 
+/* The record of ring r at consumer position *cons or, past discarded ones
+ * (consumed on the way, *cons moved), the first one after: its body and
+ * time (the u64 it starts with; 0 for a shorter one). NULL when there is
+ * none yet (empty, or the next one being written). Only r's drainer. */
+static inline const uint8_t *ring_head(struct ring *r, unsigned long *cons,
+				       uint32_t *body, uint64_t *ts)
+{
 	for (;;) {
 		const uint32_t *hdr;
-		uint32_t len, body;
+		uint32_t len;
 
-		if (cons >= r->prod_seen) {
+		if (*cons >= r->prod_seen) {
 			r->prod_seen = __atomic_load_n(r->producer,
 						       __ATOMIC_ACQUIRE);
-			if (cons >= r->prod_seen)
-				return false;
+			if (*cons >= r->prod_seen)
+				return NULL;
 		}
-		hdr = (const uint32_t *)(r->data + (cons & r->mask));
+		hdr = (const uint32_t *)(r->data + (*cons & r->mask));
 		len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
 		if (len & BPF_RINGBUF_BUSY_BIT)
-			return false;
-		body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-		if (len & BPF_RINGBUF_DISCARD_BIT) {
-			cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
-			__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
-			continue;
+			return NULL;
+		*body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
+			const uint8_t *rec = (const uint8_t *)hdr +
+					     BPF_RINGBUF_HDR_SZ;
+
+			*ts = 0;
+			if (*body >= sizeof(*ts))
+				memcpy(ts, rec, sizeof(*ts));
+			return rec;
 		}
-		*ts = 0;
-		if (body >= sizeof(*ts))
-			memcpy(ts, (const uint8_t *)hdr + BPF_RINGBUF_HDR_SZ,
-			       sizeof(*ts));
-		return true;
+		*cons += rec_span(*body);
+		__atomic_store_n(r->consumer, *cons, __ATOMIC_RELEASE);
 	}
 }
 
-/* Hands out the record ring_peek found in ring idx. */
-static void ring_take(struct rings *rs, uint32_t idx, rings_record_fn fn,
-		      void *ctx, int *err)
+/* The time of ring r's next record to hand out in *ts; false when there
+ * is none yet. */
+static bool ring_peek(struct ring *r, uint64_t *ts)
+{
+	unsigned long cons = *r->consumer; /* its drainer's own */
+	uint32_t body;
+
+	return ring_head(r, &cons, &body, ts) != NULL;
+}
+
+/* Hands out ring idx's records in a row while their times are at most
+ * `until` (the first one is, by the caller's heap): one read of each
+ * header, as drain_ring. true when it stopped on a later record, whose
+ * time is then in *next; false when the ring has none to give now. */
+static bool ring_run(struct rings *rs, uint32_t idx, uint64_t until,
+		     uint64_t *next, rings_record_fn fn, void *ctx, int *err,
+		     int *total)
 {
 	struct ring *r = &rs->r[idx];
 	unsigned long cons = *r->consumer;
-	const uint32_t *hdr = (const uint32_t *)(r->data + (cons & r->mask));
-	uint32_t body = __atomic_load_n(hdr, __ATOMIC_ACQUIRE) &
-			~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-	int e = fn(ctx, idx, (const uint8_t *)hdr + BPF_RINGBUF_HDR_SZ, body);
+	const uint8_t *rec;
+	uint32_t body;
+	uint64_t ts;
 
-	if (e && !*err)
-		*err = e;
-	cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
-	__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
+	while ((rec = ring_head(r, &cons, &body, &ts))) {
+		int e;
+
+		if (ts > until) {
+			*next = ts;
+			return true;
+		}
+		e = fn(ctx, idx, rec, body);
+		if (e && !*err)
+			*err = e;
+		++*total;
+		cons += rec_span(body);
+		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
+	}
+	return false;
 }
 
 int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
@@ -360,9 +391,7 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 	}
 	keyheap_make(h, k);
 	while (k) {
-		struct ring *r = &rs->r[h[0].idx];
 		uint64_t until;
-		bool more;
 
 		if (k == 1) { /* the last ring with records: as it is */
 			total += drain_ring(rs, h[0].idx, fn, ctx, &e);
@@ -373,11 +402,7 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 		until = h[1].key;
 		if (k > 2 && h[2].key < until)
 			until = h[2].key;
-		do {
-			ring_take(rs, h[0].idx, fn, ctx, &e);
-			total++;
-		} while ((more = ring_peek(r, &ts)) && ts <= until);
-		if (more)
+		if (ring_run(rs, h[0].idx, until, &ts, fn, ctx, &e, &total))
 			h[0].key = ts;
 		else
 			h[0] = h[--k];
