@@ -94,15 +94,20 @@ static void push(struct trig_watch *w, const struct trig_hit *h)
 	pthread_mutex_unlock(&w->qlock);
 }
 
-/* A hit, unless its spec is muted (then counted). */
-static void queue_hit(struct trig_watch *w, const struct trig_hit *h)
+/* Whether a hit of spec ending at `end` is muted: then it is counted
+ * (plainly with one reader) and goes no further. */
+static bool muted(struct trig_watch *w, uint32_t spec, uint64_t end)
 {
-	if (h->end < __atomic_load_n(&w->mute_until[h->spec], __ATOMIC_RELAXED)) {
-		__atomic_add_fetch(&w->muted[w->mute_suppressed[h->spec]], 1,
-				   __ATOMIC_RELAXED);
-		return;
-	}
-	push(w, h);
+	uint64_t *n;
+
+	if (end >= __atomic_load_n(&w->mute_until[spec], __ATOMIC_RELAXED))
+		return false;
+	n = &w->muted[w->mute_suppressed[spec]];
+	if (w->locked)
+		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+	else
+		++*n;
+	return true;
 }
 
 void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
@@ -153,35 +158,29 @@ static bool comm_ok(const struct trig_spec *s, const char *comm)
 	return !s->comm[0] || !strncmp(s->comm, comm, TRIG_COMM_LEN);
 }
 
-/* Hits of the specs of kind k (or k2) that value passes. */
-static void check(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
-		  const struct trig_hit *base)
-{
-	struct trig_hit h = *base;
-	uint32_t i;
-
-	for (i = 0; i < w->nspecs; i++) {
-		const struct trig_spec *s = &w->specs[i];
-
-		if ((s->kind != k && s->kind != k2) || h.value < s->threshold ||
-		    !comm_ok(s, h.comm))
-			continue;
-		h.spec = i;
-		queue_hit(w, &h);
-	}
-}
-
 /* A wait or sleep from start to end: the specs of kind k (or k2) it
- * passes are hits. Called only past the smallest threshold. */
+ * passes are hits. Called only past the smallest threshold. The hit is
+ * made only for a spec not muted: in a storm, most are. */
 void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 		    int32_t tid, uint32_t cpu, uint64_t start, uint64_t end,
 		    char state, const char *comm)
 {
-	struct trig_hit h = { .tid = tid, .cpu = cpu, .start = start,
-			      .end = end, .value = end - start, .state = state };
+	uint64_t value = end - start;
+	uint32_t i;
 
-	memcpy(h.comm, comm, TRIG_COMM_LEN);
-	check(w, k, k2, &h);
+	for (i = 0; i < w->nspecs; i++) {
+		const struct trig_spec *s = &w->specs[i];
+		struct trig_hit h;
+
+		if ((s->kind != k && s->kind != k2) || value < s->threshold ||
+		    !comm_ok(s, comm) || muted(w, i, end))
+			continue;
+		h = (struct trig_hit){ .spec = i, .tid = tid, .cpu = cpu,
+				       .start = start, .end = end,
+				       .value = value, .state = state };
+		memcpy(h.comm, comm, TRIG_COMM_LEN);
+		push(w, &h);
+	}
 }
 
 /* The queue of cpu holds n threads after a change by d: the runqueue
@@ -202,9 +201,7 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 	for (i = 0; i < w->nspecs; i++) {
 		const struct trig_spec *s = &w->specs[i];
 		uint8_t *over = &w->rq_over[(size_t)cpu * w->nspecs + i];
-		struct trig_hit h = { .spec = i, .tid = tid, .cpu = (uint32_t)cpu,
-				      .start = ts, .end = ts, .value = (uint64_t)n,
-				      .state = 'R' };
+		struct trig_hit h;
 		int32_t thr = (int32_t)s->threshold;
 
 		if (s->kind != TRIG_RUNQUEUE)
@@ -217,10 +214,14 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 		}
 		lo = thr > lo ? thr : lo;
 		if (__atomic_exchange_n(over, 1, __ATOMIC_RELAXED) ||
-		    !comm_ok(s, comm))
+		    !comm_ok(s, comm) || muted(w, i, ts))
 			continue;
+		h = (struct trig_hit){ .spec = i, .tid = tid,
+				       .cpu = (uint32_t)cpu, .start = ts,
+				       .end = ts, .value = (uint64_t)n,
+				       .state = 'R' };
 		memcpy(h.comm, comm, TRIG_COMM_LEN);
-		queue_hit(w, &h);
+		push(w, &h);
 	}
 	__atomic_store_n(&w->rq[cpu].lo, lo, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->rq[cpu].hi, hi, __ATOMIC_RELAXED);
