@@ -10,6 +10,7 @@
  * their intervals, with and without reader threads' locks. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 #include "trigger/spec.h"
@@ -178,8 +179,10 @@ static size_t read_passes(struct sched *s, struct trig_watch *w,
 	return ngot;
 }
 
-/* Returns how many hits the schedule holds. */
-static size_t one_schedule(uint64_t seed, bool locked)
+/* Returns how many hits the schedule holds: its threads' ids from
+ * tid0, the watch's thread table one table or in pages. */
+static size_t one_schedule(uint64_t seed, bool locked, int32_t tid0,
+			   bool paged)
 {
 	static struct sched s;
 	static struct hit got[MAX_HITS];
@@ -191,15 +194,27 @@ static size_t one_schedule(uint64_t seed, bool locked)
 
 	rng = seed;
 	s.n = s.nwant = 0;
-	for (tid = 100; tid < 100 + THREADS; tid++)
+	for (tid = tid0; tid < tid0 + THREADS; tid++)
 		thread_life(&s, tid);
 	qsort(s.ev, s.n, sizeof(s.ev[0]), cmp_event);
 	qsort(s.want, s.nwant, sizeof(s.want[0]), cmp_hit);
 	trig_spec_parse("latency>20ms", &specs[0], err, sizeof(err));
 	trig_spec_parse("blocked>300ms", &specs[1], err, sizeof(err));
+	if (paged)
+		setenv("BTR_TEST_WATCH_PAGED", "1", 1);
 	w = trig_watch_new(specs, 2, CPUS, locked);
+	unsetenv("BTR_TEST_WATCH_PAGED");
 	CHECK(w != NULL);
 	ngot = read_passes(&s, w, got);
+	{
+		bool was_paged;
+		size_t bytes = trig_watch_resident(w, &was_paged);
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		CHECK(was_paged == paged);
+		/* the threads' lines: one or two pages (they may straddle) */
+		CHECK(bytes >= page && bytes <= 2 * page);
+	}
 	CHECK_EQ_I64(ngot, s.nwant);
 	for (i = 0; i < ngot && i < s.nwant; i++) {
 		if (!memcmp(&got[i], &s.want[i], sizeof(got[i])))
@@ -222,8 +237,12 @@ static void test_random_schedules(void)
 	uint64_t seed;
 	size_t hits = 0;
 
+	/* with and without locks, the table one or paged, threads at
+	 * either end of the tids */
 	for (seed = 1; seed <= 200; seed++)
-		hits += one_schedule(seed, seed % 2);
+		hits += one_schedule(seed, seed % 2,
+				     seed % 8 < 4 ? 100 : TID_MAX - THREADS,
+				     seed % 4 >= 2);
 	/* long waits and sleeps, many of them */
 	CHECK(hits > 1000);
 }

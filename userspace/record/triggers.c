@@ -367,11 +367,15 @@ void rec_triggers_log(const struct rec_triggers *t)
 		  (unsigned long long)t->suppressed,
 		  (unsigned long long)t->refused,
 		  (unsigned long long)t->files.removed);
-	if (t->watch)
-		log_debug("trigger conditions: %zu pages of the thread table "
-			  "mapped (4096 threads each, 256 KiB of address space, "
-			  "resident only where threads were seen)",
-			  trig_watch_pages(t->watch));
+	if (t->watch) {
+		bool paged;
+		size_t kib = trig_watch_resident(t->watch, &paged) >> 10;
+
+		log_debug("trigger conditions: %zu KiB of thread state in "
+			  "memory (%s, resident only where threads were seen)",
+			  kib, paged ? "pages of 4096 threads mapped as seen"
+				     : "one table of address space");
+	}
 	if (t->filtered)
 		log_debug("%llu trigger conditions held for threads their "
 			  "pid= or cgroup= left out",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "record.h"
 
@@ -48,6 +49,15 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 		pthread_mutex_init(&w->stripes[i].lock, NULL);
 	pthread_mutex_init(&w->qlock, NULL);
 	pthread_mutex_init(&w->page_lock, NULL);
+	/* BTR_TEST_WATCH_PAGED=1: the paged table, as where the one table
+	 * is refused (tests) */
+	w->table = MAP_FAILED;
+	if (!getenv("BTR_TEST_WATCH_PAGED"))
+		w->table = mmap(NULL, TABLE_BYTES, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				-1, 0);
+	if (w->table == MAP_FAILED)
+		w->table = NULL;
 	w->rq = calloc(ncpus ? ncpus : 1, sizeof(*w->rq));
 	w->rq_over = calloc((size_t)(ncpus ? ncpus : 1) * (n ? n : 1), 1);
 	w->mute_until = calloc(n ? n : 1, sizeof(*w->mute_until));
@@ -72,6 +82,8 @@ void trig_watch_free(struct trig_watch *w)
 		return;
 	for (i = 0; i < STRIPES; i++)
 		pthread_mutex_destroy(&w->stripes[i].lock);
+	if (w->table)
+		munmap(w->table, TABLE_BYTES);
 	for (i = 0; i < TID_MAX >> PAGE_SHIFT; i++)
 		if (w->pages[i])
 			munmap(w->pages[i], PAGE_BYTES);
@@ -143,12 +155,34 @@ size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 	return n;
 }
 
-size_t trig_watch_pages(struct trig_watch *w)
+/* The bytes of [p, p + len) (page-aligned) in memory. */
+static size_t resident(void *p, size_t len)
 {
-	size_t n;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = len / page, i, k = 0;
+	unsigned char *vec = malloc(n ? n : 1);
 
+	if (!vec || mincore(p, len, vec)) {
+		free(vec);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		k += vec[i] & 1;
+	free(vec);
+	return k * page;
+}
+
+size_t trig_watch_resident(struct trig_watch *w, bool *paged)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	*paged = !w->table;
+	if (w->table)
+		return resident(w->table, TABLE_BYTES);
 	pthread_mutex_lock(&w->page_lock);
-	n = w->npages;
+	for (i = 0; i < TID_MAX >> PAGE_SHIFT; i++)
+		if (w->pages[i])
+			n += resident(w->pages[i], PAGE_BYTES);
 	pthread_mutex_unlock(&w->page_lock);
 	return n;
 }
@@ -227,7 +261,9 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 	__atomic_store_n(&w->rq[cpu].hi, hi, __ATOMIC_RELAXED);
 }
 
-struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p)
+/* Page p of the paged table, mapped on first sight (NULL: out of
+ * memory). */
+static struct tstate *map_page(struct trig_watch *w, uint32_t p)
 {
 	struct tstate *page;
 
@@ -239,12 +275,25 @@ struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p)
 
 		if (m != MAP_FAILED) {
 			page = m;
-			w->npages++;
 			__atomic_store_n(&w->pages[p], page, __ATOMIC_RELEASE);
 		}
 	}
 	pthread_mutex_unlock(&w->page_lock);
 	return page;
+}
+
+/* tstate_of without the one table: its line prefetched too. */
+struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid)
+{
+	uint32_t p = (uint32_t)tid >> PAGE_SHIFT;
+	struct tstate *page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
+	struct tstate *t;
+
+	if (!page && !(page = map_page(w, p)))
+		return NULL;
+	t = &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
+	__builtin_prefetch(t, 1);
+	return t;
 }
 
 /* The episode kept apart is over: checked, or given up for a newer. */

@@ -9,9 +9,10 @@
  * Thread-safe with `locked` (reader threads): one lock per
  * stripe of thread ids. Conditions that hold are queued as hits for the
  * main thread (trig_watch_take); filters that read /proc are its job.
- * Thread state sits in a table indexed by tid, in pages of 4096 threads
- * (256 KiB of address space each) mapped as tids of theirs are seen; only
- * the parts of a page that threads were seen in take memory. */
+ * Thread state sits in a table indexed by tid: address space for every
+ * tid the kernel can give (256 MiB, not committed), of which only the
+ * parts that threads were seen in take memory; where that much is
+ * refused, pages of 4096 threads mapped as tids of theirs are seen. */
 #ifndef BTR_TRIGGER_WATCH_H
 #define BTR_TRIGGER_WATCH_H
 
@@ -132,7 +133,8 @@ void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
 void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
 		      uint64_t *suppressed);
 
-/* Pages of the thread table mapped (for tests and -v). */
-size_t trig_watch_pages(struct trig_watch *w);
+/* Bytes of the thread table in memory (for -v), and in *paged whether it
+ * is the paged table (the one table was refused). */
+size_t trig_watch_resident(struct trig_watch *w, bool *paged);
 
 #endif

@@ -24,10 +24,11 @@ struct trig_pre {
 
 #define STRIPES 64u     /* locks over thread ids */
 #define QUEUE_MAX 256u  /* hits waiting for the main thread */
-#define PAGE_SHIFT 12u  /* threads per page of the thread table: 4096 */
+#define PAGE_SHIFT 12u  /* threads per page of the paged table: 4096 */
 #define TID_MAX (1u << 22) /* the kernel's PID_MAX_LIMIT */
 /* a page's bytes: mapped, not allocated, so that only the parts of it
  * that threads were seen in take memory */
+#define TABLE_BYTES ((size_t)TID_MAX * sizeof(struct tstate))
 #define PAGE_BYTES (sizeof(struct tstate) << PAGE_SHIFT)
 
 #define STATE_S 0x1
@@ -64,11 +65,15 @@ struct trig_watch {
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
 	uint64_t min_off;
 	struct stripe stripes[STRIPES];
-	/* thread state by tid, in pages allocated when a tid of theirs is
-	 * first seen (a flat look-up: no hashing on the readers' path) */
+	/* thread state by tid, no hashing on the readers' path: one table
+	 * of address space alone (MAP_NORESERVE), of which only the parts
+	 * that threads were seen in take memory; or, where the kernel will
+	 * not give that much address space uncommitted (strict overcommit),
+	 * NULL and pages of the table mapped when a tid of theirs is first
+	 * seen (a look-up more) */
+	struct tstate *table;
 	struct tstate *pages[TID_MAX >> PAGE_SHIFT];
 	pthread_mutex_t page_lock;
-	size_t npages;
 	uint64_t min_runqueue;
 	/* per CPU: the threads waiting on its queue, and the range of counts
 	 * (lo, hi] in which no runqueue spec changes: a gain past hi fires
@@ -103,7 +108,7 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 		    char state, const char *comm);
 void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 			 int32_t tid, uint64_t ts, const char *comm);
-struct tstate *trig_watch_map_page(struct trig_watch *w, uint32_t p);
+struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid);
 
 HOT void hit_latency(struct trig_watch *w, int32_t tid, uint32_t cpu,
 		     uint64_t start, uint64_t end, const char *comm)
@@ -152,23 +157,19 @@ HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 	}
 }
 
-/* The state of tid (its page mapped on first sight), its line prefetched:
- * looked up before the reader encodes the record, used after. NULL for
- * tid 0 (the idle tasks), a tid past the kernel's limit, or out of
- * memory. A new thread's state is all zeros: pages are mapped zeroed,
- * freed threads zeroed again. */
+/* The state of tid, its line prefetched: looked up before the reader
+ * encodes the record, used after. NULL for tid 0 (the idle tasks), a tid
+ * past the kernel's limit, or out of memory. A new thread's state is all
+ * zeros: the table is mapped zeroed, freed threads zeroed again. */
 HOT struct tstate *tstate_of(struct trig_watch *w, int32_t tid)
 {
-	struct tstate *page, *t;
+	struct tstate *t;
 
 	if ((uint32_t)tid - 1 >= TID_MAX - 1)
 		return NULL;
-	page = __atomic_load_n(&w->pages[(uint32_t)tid >> PAGE_SHIFT],
-			       __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!page, 0) &&
-	    !(page = trig_watch_map_page(w, (uint32_t)tid >> PAGE_SHIFT)))
-		return NULL;
-	t = &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
+	if (__builtin_expect(!w->table, 0))
+		return trig_watch_paged(w, tid);
+	t = &w->table[tid];
 	__builtin_prefetch(t, 1);
 	return t;
 }
