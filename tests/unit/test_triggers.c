@@ -296,6 +296,80 @@ static void test_mute(void)
 	trig_watch_free(wt);
 }
 
+/* The sweep gives back the pages of the thread table whose threads are
+ * all freed, and only those: a live thread's state outlives it, a freed
+ * thread's tid works again after it. With and without locks, the table
+ * one or paged. */
+static void sweep_case(bool locked, bool paged)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), per = page / 64, i;
+	struct trig_spec s[2];
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[4];
+	struct btr_exit fr;
+	struct btr_switch out, in;
+	struct btr_wakeup w;
+	int32_t base = 64 * 1024, tid;
+	bool was_paged;
+
+	trig_spec_parse("latency>20ms", &s[0], err, sizeof(err));
+	trig_spec_parse("blocked>500ms", &s[1], err, sizeof(err));
+	if (paged)
+		setenv("BTR_TEST_WATCH_PAGED", "1", 1);
+	wt = trig_watch_new(s, 2, 1, locked);
+	unsetenv("BTR_TEST_WATCH_PAGED");
+	CHECK(wt != NULL);
+	/* three pages of threads, each asleep */
+	for (i = 0; i < 3 * per; i++) {
+		out = sw(1 * MS, base + (int32_t)i, 1, 0);
+		trig_watch_record(wt, 0, &out, sizeof(out));
+	}
+	CHECK_EQ_I64(trig_watch_resident(wt, &was_paged), 3 * page);
+	CHECK(was_paged == paged);
+	/* all freed but one, in the first page */
+	memset(&fr, 0, sizeof(fr));
+	fr.h.type = BTR_REC_FREE;
+	for (i = 0; i < 3 * per; i++) {
+		if (i == 1)
+			continue;
+		fr.h.ts = 2 * MS;
+		fr.pid = base + (int32_t)i;
+		trig_watch_record(wt, 0, &fr, sizeof(fr));
+	}
+	CHECK_EQ_I64(trig_watch_resident(wt, &was_paged), 3 * page);
+	CHECK_EQ_I64(trig_watch_sweep(wt, TABLE_BYTES / page), 2);
+	CHECK_EQ_I64(trig_watch_resident(wt, &was_paged), page);
+	CHECK_EQ_I64(trig_watch_sweep(wt, TABLE_BYTES / page), 0);
+	/* the live one's sleep from 1 ms is whole: 600 ms */
+	w = wk(601 * MS, base + 1, 0);
+	trig_watch_record(wt, 0, &w, sizeof(w));
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].spec, 1);
+	CHECK_EQ_I64(h[0].tid, base + 1);
+	CHECK(h[0].start == 1 * MS && h[0].end == 601 * MS);
+	/* a tid of a page given back, reused: preempted 50 ms */
+	tid = base + 2 * (int32_t)per + 3;
+	out = sw(700 * MS, tid, 0x100, 0);
+	in = sw(750 * MS, 0, 0, tid);
+	trig_watch_record(wt, 0, &out, sizeof(out));
+	trig_watch_record(wt, 0, &in, sizeof(in));
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].spec, 0);
+	CHECK_EQ_I64(h[0].tid, tid);
+	CHECK(h[0].start == 700 * MS && h[0].end == 750 * MS);
+	CHECK_EQ_I64(trig_watch_resident(wt, &was_paged), 2 * page);
+	trig_watch_free(wt);
+}
+
+static void test_sweep(void)
+{
+	sweep_case(false, false);
+	sweep_case(true, false);
+	sweep_case(false, true);
+	sweep_case(true, true);
+}
+
 static void test_rate(void)
 {
 	struct trig_rate r;
@@ -359,6 +433,7 @@ int main(void)
 	RUN(test_preempt_and_comm);
 	RUN(test_runqueue);
 	RUN(test_mute);
+	RUN(test_sweep);
 	RUN(test_rate);
 	RUN(test_files);
 	return unit_finish();

@@ -38,7 +38,14 @@ struct rec_triggers {
 	uint64_t fired, suppressed, refused, joined, filtered, merged;
 	uint32_t pending_specs; /* bit n: spec n already in the pending action */
 	uint64_t suppressed_logged, last_suppressed_log;
+	uint64_t last_sweep;  /* of the thread table (trace clock) */
+	uint64_t swept;       /* its pages given back */
 };
+
+/* Pages of the thread table looked at a second for threads all gone: a
+ * round of the table (4 KiB pages) in about a minute. */
+#define SWEEP_PAGES 1024
+#define SWEEP_NS 1000000000ull
 
 struct rec_triggers *rec_triggers_new(const struct record_opts *o,
 				      uint32_t ncpus, bool threaded,
@@ -277,6 +284,10 @@ enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
 		t->refused += trig_server_poll(t->server, on_named, t);
 	if (t->watch)
 		trig_watch_muted(t->watch, &t->merged, &t->suppressed);
+	if (t->watch && now - t->last_sweep >= SWEEP_NS) {
+		t->last_sweep = now;
+		t->swept += trig_watch_sweep(t->watch, SWEEP_PAGES);
+	}
 	while (t->watch && !t->stopping &&
 	       (n = trig_watch_take(t->watch, hits, HITS_PER_TAKE, &overflow)))
 		for (i = 0; i < n; i++)
@@ -372,9 +383,11 @@ void rec_triggers_log(const struct rec_triggers *t)
 		size_t kib = trig_watch_resident(t->watch, &paged) >> 10;
 
 		log_debug("trigger conditions: %zu KiB of thread state in "
-			  "memory (%s, resident only where threads were seen)",
+			  "memory (%s, resident only where threads were seen; "
+			  "%llu pages of threads all gone given back)",
 			  kib, paged ? "pages of 4096 threads mapped as seen"
-				     : "one table of address space");
+				     : "one table of address space",
+			  (unsigned long long)t->swept);
 	}
 	if (t->filtered)
 		log_debug("%llu trigger conditions held for threads their "

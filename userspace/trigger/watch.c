@@ -1,6 +1,7 @@
 /* Trigger conditions from scheduler records (watch.h). */
 #include "trigger/watch.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "util/log.h"
 
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				  uint32_t ncpus, bool locked)
@@ -58,6 +60,10 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				-1, 0);
 	if (w->table == MAP_FAILED)
 		w->table = NULL;
+	/* 4 KiB pages, as the thread lines are touched, not 2 MiB ones */
+	else if (madvise(w->table, TABLE_BYTES, MADV_NOHUGEPAGE))
+		log_debug("thread table: no MADV_NOHUGEPAGE: %s",
+			  strerror(errno));
 	w->rq = calloc(ncpus ? ncpus : 1, sizeof(*w->rq));
 	w->rq_over = calloc((size_t)(ncpus ? ncpus : 1) * (n ? n : 1), 1);
 	w->mute_until = calloc(n ? n : 1, sizeof(*w->mute_until));
@@ -153,6 +159,84 @@ size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 	w->overflow = 0;
 	pthread_mutex_unlock(&w->qlock);
 	return n;
+}
+
+/* Whether the n bytes at p are all zero. */
+static bool all_zero(const void *p, size_t n)
+{
+	const uint64_t *q = p;
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n / sizeof(*q); i++)
+		v |= q[i];
+	return !v;
+}
+
+/* Byte offset off of the table (one or paged), NULL where no page is. */
+static void *table_at(struct trig_watch *w, size_t off)
+{
+	if (w->table)
+		return (char *)w->table + off;
+	return w->pages[off / PAGE_BYTES]
+		       ? (char *)w->pages[off / PAGE_BYTES] + off % PAGE_BYTES
+		       : NULL;
+}
+
+/* Holds (or lets go of) what keeps the readers off the table. */
+static void hold_table(struct trig_watch *w, bool on)
+{
+	uint32_t k;
+
+	if (!w->table && on)
+		pthread_mutex_lock(&w->page_lock);
+	for (k = 0; w->locked && k < STRIPES; k++)
+		if (on)
+			pthread_mutex_lock(&w->stripes[k].lock);
+		else
+			pthread_mutex_unlock(&w->stripes[k].lock);
+	if (!w->table && !on)
+		pthread_mutex_unlock(&w->page_lock);
+}
+
+/* Pages [at, at + n) of the table, all in one of its PAGE_BYTES blocks:
+ * those in memory and all zero given back. */
+static size_t sweep_block(struct trig_watch *w, size_t page, size_t at,
+			  size_t n)
+{
+	unsigned char in[PAGE_BYTES / 4096];
+	char *p;
+	size_t i, done = 0;
+
+	hold_table(w, true);
+	p = table_at(w, at * page);
+	if (p && !mincore(p, n * page, in))
+		for (i = 0; i < n; i++)
+			if ((in[i] & 1) && all_zero(p + i * page, page) &&
+			    !madvise(p + i * page, page, MADV_DONTNEED))
+				done++;
+	hold_table(w, false);
+	return done;
+}
+
+size_t trig_watch_sweep(struct trig_watch *w, size_t pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t total = TABLE_BYTES / page, per = PAGE_BYTES / page, done = 0;
+
+	if (pages > total)
+		pages = total;
+	while (pages) {
+		size_t at = w->sweep_at;
+		size_t n = per - at % per; /* to the end of its block */
+
+		if (n > pages)
+			n = pages;
+		done += sweep_block(w, page, at, n);
+		w->sweep_at = (at + n) % total;
+		pages -= n;
+	}
+	return done;
 }
 
 /* The bytes of [p, p + len) (page-aligned) in memory. */

@@ -133,6 +133,14 @@ void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
 void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
 		      uint64_t *suppressed);
 
+/* Gives the memory of pages of the thread table whose lines are all zero
+ * (their threads freed, or never seen) back to the kernel: the next
+ * `pages` pages from where the last call ended, round the table (a tid
+ * is reused only after the kernel went round all of them, so without it
+ * a long recording would come to hold the whole table, 256 MiB). From
+ * the main thread: with reader threads it holds every stripe meanwhile.
+ * Returns the pages given back. */
+size_t trig_watch_sweep(struct trig_watch *w, size_t pages);
 /* Bytes of the thread table in memory (for -v), and in *paged whether it
  * is the paged table (the one table was refused). */
 size_t trig_watch_resident(struct trig_watch *w, bool *paged);

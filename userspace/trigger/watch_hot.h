@@ -73,6 +73,7 @@ struct trig_watch {
 	 * seen (a look-up more) */
 	struct tstate *table;
 	struct tstate *pages[TID_MAX >> PAGE_SHIFT];
+	size_t sweep_at; /* the next page trig_watch_sweep looks at */
 	pthread_mutex_t page_lock;
 	uint64_t min_runqueue;
 	/* per CPU: the threads waiting on its queue, and the range of counts
@@ -268,9 +269,10 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 		   const struct btr_switch *r, struct tstate *t, bool locked)
 {
-	uint64_t ts = r->h.ts, prev_in = t->in;
+	uint64_t ts = r->h.ts, prev_in;
 
 	hold(w, r->next_pid, locked);
+	prev_in = t->in;
 	rq_leave(w, t, locked);
 	if (ts > prev_in)
 		t->in = ts;
