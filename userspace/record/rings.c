@@ -141,6 +141,48 @@ fail:
 	return NULL;
 }
 
+/* The bytes a record of body bytes takes in the ring. */
+static inline unsigned long rec_span(uint32_t body)
+{
+	return (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
+}
+
+/* The record of ring r at consumer position *cons or, past discarded ones
+ * (consumed on the way, *cons moved), the first one after: its body and
+ * time (the u64 it starts with; 0 for a shorter one). NULL when there is
+ * none yet (empty, or the next one being written). Only r's drainer. */
+static inline const uint8_t *ring_head(struct ring *r, unsigned long *cons,
+				       uint32_t *body, uint64_t *ts)
+{
+	for (;;) {
+		const uint32_t *hdr;
+		uint32_t len;
+
+		if (*cons >= r->prod_seen) {
+			r->prod_seen = __atomic_load_n(r->producer,
+						       __ATOMIC_ACQUIRE);
+			if (*cons >= r->prod_seen)
+				return NULL;
+		}
+		hdr = (const uint32_t *)(r->data + (*cons & r->mask));
+		len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			return NULL;
+		*body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
+			const uint8_t *rec = (const uint8_t *)hdr +
+					     BPF_RINGBUF_HDR_SZ;
+
+			*ts = 0;
+			if (*body >= sizeof(*ts))
+				memcpy(ts, rec, sizeof(*ts));
+			return rec;
+		}
+		*cons += rec_span(*body);
+		__atomic_store_n(r->consumer, *cons, __ATOMIC_RELEASE);
+	}
+}
+
 /* Reads one ring to empty (records committed while it reads included),
  * keeping the callback's first error in *err. */
 static int drain_ring(struct rings *rs, uint32_t idx, rings_record_fn fn,
@@ -148,35 +190,20 @@ static int drain_ring(struct rings *rs, uint32_t idx, rings_record_fn fn,
 {
 	struct ring *r = &rs->r[idx];
 	unsigned long cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);
-	unsigned long prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+	const uint8_t *rec;
+	uint32_t body;
+	uint64_t ts; /* not used here: its read goes with the inlining */
 	int n = 0;
 
-	while (cons < prod) {
-		while (cons < prod) {
-			const uint32_t *hdr =
-				(const uint32_t *)(r->data + (cons & r->mask));
-			uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-			uint32_t body = len & ~(BPF_RINGBUF_BUSY_BIT |
-						BPF_RINGBUF_DISCARD_BIT);
+	while ((rec = ring_head(r, &cons, &body, &ts))) {
+		int e = fn(ctx, idx, rec, body);
 
-			if (len & BPF_RINGBUF_BUSY_BIT)
-				goto out; /* being written: next pass */
-			cons += (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
-			if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
-				int e = fn(ctx, idx,
-					   (const uint8_t *)hdr +
-						   BPF_RINGBUF_HDR_SZ,
-					   body);
-
-				if (e && !*err)
-					*err = e;
-				n++;
-			}
-			__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
-		}
-		prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+		if (e && !*err)
+			*err = e;
+		n++;
+		cons += rec_span(body);
+		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 	}
-out:
 	return n;
 }
 
@@ -287,48 +314,6 @@ int rings_drain_list(struct rings *rs, const uint32_t *idx, uint32_t n,
 		if (idx[i] < rs->n)
 			total += drain_one(rs, idx[i], fn, ctx, &e);
 	return e ? e : total;
-}
-
-/* The bytes a record of body bytes takes in the ring. */
-static inline unsigned long rec_span(uint32_t body)
-{
-	return (body + BPF_RINGBUF_HDR_SZ + 7) & ~7u;
-}
-
-/* The record of ring r at consumer position *cons or, past discarded ones
- * (consumed on the way, *cons moved), the first one after: its body and
- * time (the u64 it starts with; 0 for a shorter one). NULL when there is
- * none yet (empty, or the next one being written). Only r's drainer. */
-static inline const uint8_t *ring_head(struct ring *r, unsigned long *cons,
-				       uint32_t *body, uint64_t *ts)
-{
-	for (;;) {
-		const uint32_t *hdr;
-		uint32_t len;
-
-		if (*cons >= r->prod_seen) {
-			r->prod_seen = __atomic_load_n(r->producer,
-						       __ATOMIC_ACQUIRE);
-			if (*cons >= r->prod_seen)
-				return NULL;
-		}
-		hdr = (const uint32_t *)(r->data + (*cons & r->mask));
-		len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-		if (len & BPF_RINGBUF_BUSY_BIT)
-			return NULL;
-		*body = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-		if (!(len & BPF_RINGBUF_DISCARD_BIT)) {
-			const uint8_t *rec = (const uint8_t *)hdr +
-					     BPF_RINGBUF_HDR_SZ;
-
-			*ts = 0;
-			if (*body >= sizeof(*ts))
-				memcpy(ts, rec, sizeof(*ts));
-			return rec;
-		}
-		*cons += rec_span(*body);
-		__atomic_store_n(r->consumer, *cons, __ATOMIC_RELEASE);
-	}
 }
 
 /* The time of ring r's next record to hand out in *ts; false when there

@@ -183,19 +183,25 @@ static void *table_at(struct trig_watch *w, size_t off)
 		       : NULL;
 }
 
-/* Holds (or lets go of) what keeps the readers off the table. */
-static void hold_table(struct trig_watch *w, bool on)
+/* Keeps the readers off the table: the paged table's page list, and
+ * with reader threads every stripe. */
+static void hold_table(struct trig_watch *w)
 {
 	uint32_t k;
 
-	if (!w->table && on)
+	if (!w->table)
 		pthread_mutex_lock(&w->page_lock);
 	for (k = 0; w->locked && k < STRIPES; k++)
-		if (on)
-			pthread_mutex_lock(&w->stripes[k].lock);
-		else
-			pthread_mutex_unlock(&w->stripes[k].lock);
-	if (!w->table && !on)
+		pthread_mutex_lock(&w->stripes[k].lock);
+}
+
+static void release_table(struct trig_watch *w)
+{
+	uint32_t k;
+
+	for (k = 0; w->locked && k < STRIPES; k++)
+		pthread_mutex_unlock(&w->stripes[k].lock);
+	if (!w->table)
 		pthread_mutex_unlock(&w->page_lock);
 }
 
@@ -208,14 +214,14 @@ static size_t sweep_block(struct trig_watch *w, size_t page, size_t at,
 	char *p;
 	size_t i, done = 0;
 
-	hold_table(w, true);
+	hold_table(w);
 	p = table_at(w, at * page);
 	if (p && !mincore(p, n * page, in))
 		for (i = 0; i < n; i++)
 			if ((in[i] & 1) && all_zero(p + i * page, page) &&
 			    !madvise(p + i * page, page, MADV_DONTNEED))
 				done++;
-	hold_table(w, false);
+	release_table(w);
 	return done;
 }
 

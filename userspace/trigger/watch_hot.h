@@ -26,8 +26,9 @@ struct trig_pre {
 #define QUEUE_MAX 256u  /* hits waiting for the main thread */
 #define PAGE_SHIFT 12u  /* threads per page of the paged table: 4096 */
 #define TID_MAX (1u << 22) /* the kernel's PID_MAX_LIMIT */
-/* a page's bytes: mapped, not allocated, so that only the parts of it
- * that threads were seen in take memory */
+/* the one table's bytes, and a paged table's page's: mapped, not
+ * allocated, so that only the parts that threads were seen in take
+ * memory */
 #define TABLE_BYTES ((size_t)TID_MAX * sizeof(struct tstate))
 #define PAGE_BYTES (sizeof(struct tstate) << PAGE_SHIFT)
 
