@@ -8,16 +8,19 @@
 # when any kernel fails, naming the kernel and the failed tests.
 #
 #   scripts/kernel-check.sh [--pass native|fallback]... [--tests "F..."]
-#                           [--timeout SECONDS] [KERNEL...]
-#   scripts/kernel-check.sh --static [--timeout SECONDS] [KERNEL...]
+#                           [--timeout SECONDS] [--jobs N] [KERNEL...]
+#   scripts/kernel-check.sh --static [--timeout SECONDS] [--jobs N] [KERNEL...]
 #
 # KERNEL: host, or a Debian kernel package: a metapackage
 # (linux-image-amd64, linux-image-rt-amd64, linux-image-6.12-amd64,
 # linux-image-6.12-rt-amd64, ...: its current image is taken) or an image
 # package. Default: the five of docs/kernels.md. --tests: bats files
-# without .bats (default: run-tests.sh's list). --timeout: per kernel
-# (default 1500). --static: the light mode instead: each kernel boots an
-# initramfs of busybox and the static binary alone (make static), whose
+# without .bats (default: run-tests.sh's list, whose fallback pass is
+# cut down under emulation, see there). --timeout: per kernel (default
+# 2400). --jobs: guests booted at once (default: the host's CPUs; a
+# guest keeps one busy), after the host's own kernel, run alone.
+# --static: the light mode instead: each kernel boots an initramfs of
+# busybox and the static binary alone (make static), whose
 # /init (scripts/kernel/static-init.sh) records with it, plain and with
 # call stacks, and reads the traces back; no host root, no module (default
 # kernels: the four Debian ones, timeout 300). Needs root; installs
@@ -40,14 +43,15 @@ kernel/fs/ext4/ext4.ko"
 log() { printf 'kernel-check: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-passes=() tests="" timeout="" kernels=() static=0
+passes=() tests="" timeout="" kernels=() static=0 jobs=$(nproc)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--pass) passes+=(--pass "${2:?--pass needs native or fallback}"); shift 2 ;;
 	--tests) tests=${2:?--tests needs file names}; shift 2 ;;
 	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
+	--jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
 	--static) static=1; shift ;;
-	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) log "unknown option: $1 (see --help)"; exit 64 ;;
 	*) kernels+=("$1"); shift ;;
 	esac
@@ -61,8 +65,9 @@ if [ "$static" -eq 1 ]; then
 	done
 	timeout=${timeout:-300}
 fi
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { log "--jobs takes a positive number, not '$jobs'"; exit 64; }
 [ ${#kernels[@]} -gt 0 ] || kernels=("${KERNELS_DEFAULT[@]}")
-timeout=${timeout:-1500}
+timeout=${timeout:-2400}
 [ "$(id -u)" -eq 0 ] || die "must run as root (BPF, qemu's 9p export of /)"
 
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -203,10 +208,9 @@ run_args=("${passes[@]}")
 # shellcheck disable=SC2206
 [ -n "$tests" ] && run_args+=($tests)
 
-# Boots kernel folder $1 with the tests; the results in $2.
+# Boots kernel folder $1 with initramfs $2; the results in $3.
 boot_kernel() {
-	local kdir=$1 res=$2 initrd vmlinuz
-	initrd=$(make_initramfs "$kdir")
+	local kdir=$1 initrd=$2 res=$3 vmlinuz
 	vmlinuz=$(ls "$kdir"/boot/vmlinuz-*)
 	echo "$repo" >"$res/repo"
 	local args=""
@@ -249,55 +253,91 @@ boot_static() {
 	[ -s "$res/rc" ] || rm -f "$res/rc"
 }
 
-failed=()
-summary=()
-for k in "${kernels[@]}"; do
-	res=$results/$k
-	rm -rf "$res"
-	mkdir -p "$res"
-	t0=$SECONDS
-	if [ "$k" = host ]; then
-		label="host ($(uname -r))"
-		log "$label: running the tests"
-		rc=0
-		OUT=$OUT bash scripts/kernel/run-tests.sh ${run_args[@]+"${run_args[@]}"} \
-			>"$res/log" 2>&1 || rc=$?
-		echo "$rc" >"$res/rc"
-	else
-		pkg=$(image_package "$k") ||
-			{ apt-get update -qq && pkg=$(image_package "$k"); } ||
-			die "no kernel package $k (apt-cache knows none)"
-		label="$k ($pkg)"
-		kdir=$(fetch_kernel "$pkg")
-		log "$label: booting under qemu"
-		boot_kernel "$kdir" "$res"
-	fi
-	dt=$((SECONDS - t0))
+# The result of kernel $1 (its label $2), booted or run in $3 s: one
+# summary line, and on failure the failed tests with what bats said.
+collect() {
+	local k=$1 label=$2 dt=$3 res=$results/$1 rc nok bad why
 	rc=$(cat "$res/rc" 2>/dev/null || echo none)
 	nok=$(grep -c '^ok ' "$res/log" 2>/dev/null || true)
 	bad=$(awk '/^# pass / { p = $3; f = $5 } /^not ok / { sub(/^not ok [0-9]+ /, ""); print "  " p " " f ": " $0 }' "$res/log" 2>/dev/null || true)
 	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ "$nok" -gt 0 ]; then
 		summary+=("$label: passed, $nok tests, $dt s")
-	else
-		why="exit $rc"
-		[ "$rc" = none ] && why="no result (boot failed or timed out after $timeout s; see $res/console)"
-		summary+=("$label: FAILED ($why), $nok passed, $dt s")
 		log "${summary[-1]}"
-		if [ -n "$bad" ]; then
-			mapfile -t lines <<<"$bad"
-			summary+=("${lines[@]}")
-			log "$bad"
-			# what bats said of each failure (its "# " lines, the first 40),
-			# so that a run whose guest logs are gone can still be read
-			awk '/^not ok / { n = 0; on = 1; print "kernel-check:   " $0; next }
-				/^(ok|not ok) / { on = 0 }
-				on && /^# / && n++ < 40 { print "kernel-check:     " $0 }
-				on && !/^# / { on = 0 }' "$res/log" >&2 || true
-		fi
-		failed+=("$k")
-		continue
+		return
 	fi
+	why="exit $rc"
+	[ "$rc" = none ] && why="no result (boot failed or timed out after $timeout s; see $res/console)"
+	summary+=("$label: FAILED ($why), $nok passed, $dt s")
 	log "${summary[-1]}"
+	if [ -n "$bad" ]; then
+		mapfile -t lines <<<"$bad"
+		summary+=("${lines[@]}")
+		log "$bad"
+		# what bats said of each failure (its "# " lines, the first 40),
+		# so that a run whose guest logs are gone can still be read
+		awk '/^not ok / { n = 0; on = 1; print "kernel-check:   " $0; next }
+			/^(ok|not ok) / { on = 0 }
+			on && /^# / && n++ < 40 { print "kernel-check:     " $0 }
+			on && !/^# / { on = 0 }' "$res/log" >&2 || true
+	elif [ "$rc" = none ] && [ -s "$res/log" ]; then
+		# a guest cut short: where its tests were
+		log "  the last lines of its log:"
+		grep -a -E '^(ok|not ok|# pass)' "$res/log" | tail -3 | sed 's/^/kernel-check:     /' >&2 || true
+	fi
+	failed+=("$k")
+}
+
+failed=()
+summary=()
+labels=()
+# The host's own kernel first, alone: its tests run on real CPUs, and
+# the guests would take them.
+for k in "${kernels[@]}"; do
+	res=$results/$k
+	rm -rf "$res"
+	mkdir -p "$res"
+	if [ "$k" = host ]; then
+		label="host ($(uname -r))"
+		log "$label: running the tests"
+		t0=$SECONDS
+		rc=0
+		OUT=$OUT bash scripts/kernel/run-tests.sh ${run_args[@]+"${run_args[@]}"} \
+			>"$res/log" 2>&1 || rc=$?
+		echo "$rc" >"$res/rc"
+		collect "$k" "$label" $((SECONDS - t0))
+	else
+		pkg=$(image_package "$k") ||
+			{ apt-get update -qq && pkg=$(image_package "$k"); } ||
+			die "no kernel package $k (apt-cache knows none)"
+		kdir=$(fetch_kernel "$pkg")
+		echo "$kdir" >"$res/kdir"
+		make_initramfs "$kdir" >"$res/initrd"
+		labels+=("$k" "$k ($pkg)")
+	fi
+done
+# Then the Debian kernels, $jobs guests at a time: each guest's two vCPUs
+# run on one TCG thread, so one guest keeps one host CPU busy.
+declare -A label_of
+running=0
+for ((i = 0; i < ${#labels[@]}; i += 2)); do
+	k=${labels[i]}
+	label_of[$k]=${labels[i + 1]}
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	log "${label_of[$k]}: booting under qemu"
+	(
+		t0=$SECONDS
+		boot_kernel "$(cat "$results/$k/kdir")" "$(cat "$results/$k/initrd")" "$results/$k"
+		echo $((SECONDS - t0)) >"$results/$k/time"
+	) &
+	running=$((running + 1))
+done
+wait
+for ((i = 0; i < ${#labels[@]}; i += 2)); do
+	k=${labels[i]}
+	collect "$k" "${label_of[$k]}" "$(cat "$results/$k/time" 2>/dev/null || echo '?')"
 done
 
 # what the recorder took on each kernel (run-tests.sh's -v lines)

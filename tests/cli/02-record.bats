@@ -112,6 +112,7 @@ check_cpu_order() {
 	[ "$n" -ge 3 ]
 }
 
+# bats test_tags=file-clients
 @test "the trace decodes with protoc against the Perfetto protos" {
 	record_cmd -d 1
 	protoc_decode "$TMP/trace.pb"
@@ -176,6 +177,7 @@ check_cpu_order() {
 	fi
 }
 
+# bats test_tags=file-clients
 @test "trace_processor reads a system-wide recording: no error, the workload in sched and thread_state, report equal on every thread" {
 	record_pingpong -d 2s
 	# no error or data loss but the switches the kernel hid, which

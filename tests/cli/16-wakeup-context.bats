@@ -191,6 +191,7 @@ compare() {
 	done
 }
 
+# bats test_tags=file-clients
 @test "wakeup context: dump --json carries it too" {
 	local s
 	s=$(tid sleeper)
@@ -199,6 +200,7 @@ compare() {
 	  "$(awk '$2 == 1' "$W/ours.$s" | wc -l)" ]
 }
 
+# bats test_tags=file-clients
 @test "wakeup context: trace_processor's irq_context; the report lists interrupt wakers apart from threads" {
 	local s r n kind other label
 	s=$(tid sleeper)

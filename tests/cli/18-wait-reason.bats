@@ -105,6 +105,7 @@ tp_blocked() {
 		group by 1, 2, 3 order by 1, 2, 3"
 }
 
+# bats test_tags=file-clients
 @test "blocked reason: trace_processor's thread_state has each function and io_wait; report equals it" {
 	local r t w n run
 	for run in all d raw; do
@@ -205,6 +206,7 @@ follows_switch() {
 	check_role futexer raw
 }
 
+# bats test_tags=file-clients
 @test "blocked reason: dump --json, stats and protoc agree with the text dump" {
 	local n t
 	n=$(grep -c " sched_blocked_reason " "$W/all.txt")
@@ -223,6 +225,7 @@ follows_switch() {
 	! grep -qE "^ *(18|26): " "$TMP/decoded.txt" || false
 }
 
+# bats test_tags=file-clients
 @test "blocked reason: sync keeps the functions (interned names, converted times)" {
 	"$BTR" sync -q -o "$TMP/merged.pb" "$W/all.pb" "$W/raw.pb"
 	"$BTR" dump "$TMP/merged.pb" >"$TMP/merged.txt"

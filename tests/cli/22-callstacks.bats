@@ -137,6 +137,7 @@ pairs() {
 	[ "$(grep " perf_sample " "$W/btf.txt" | grep -c " stack=__schedule,")" -eq $((s - fail)) ]
 }
 
+# bats test_tags=file-clients
 @test "callstacks: dump --json, and protoc decodes every packet with no unknown field" {
 	local n t
 	n=$(grep -c " perf_sample " "$W/btf.txt")
@@ -153,6 +154,7 @@ pairs() {
 	! grep -qE "^ *[0-9]+: " "$TMP/decoded.txt" || false
 }
 
+# bats test_tags=file-clients
 @test "callstacks: sync keeps the stacks (interned per sequence, converted times)" {
 	"$BTR" sync -q -o "$TMP/merged.pb" "$W/btf.pb" "$W/raw.pb"
 	"$BTR" dump "$TMP/merged.pb" >"$TMP/merged.txt"
@@ -203,6 +205,7 @@ pairs() {
 	grep -q " module_symbols " "$W/u2.txt"
 }
 
+# bats test_tags=file-clients
 @test "callstacks: the echoed config has the linux.perf data source; blocked reasons ask for symbolize_ksyms" {
 	# as traced would echo it: trace_processor warns about a listed
 	# sched_blocked_reason without symbolize_ksyms
@@ -429,6 +432,7 @@ fp_reader() {
 	grep -q " module_symbols path=$d/fpstacks build_id=$(readelf -n "$TOOLS/fpstacks" | sed -n 's/.*Build ID: //p') addresses=[1-9]" "$TMP/ns.txt"
 }
 
+# bats test_tags=file-clients
 @test "user stacks: sync keeps them, and the ModuleSymbols of each input" {
 	local t
 	"$BTR" sync -q -o "$TMP/fpm.pb" "$W/fp.pb" "$W/fp2.pb"
@@ -544,6 +548,7 @@ dump_samples() {
 		print $1, substr($5, 5), s }' "$W/$1.txt" | sort -s -k1,1n -k2,2n
 }
 
+# bats test_tags=file-clients
 @test "callstacks: trace_processor's perf_sample and stack_profile tables hold every sample's stack, as dump reads it" {
 	local run t
 	for run in btf raw both fp; do

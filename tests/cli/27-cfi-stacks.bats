@@ -121,6 +121,7 @@ user_stacks() {
 	! grep -q "user stacks by CFI" <<<"$s" || false
 }
 
+# bats test_tags=file-clients
 @test "CFI stacks: trace_processor's perf_sample stacks hold the new frames" {
 	local t
 	fallback_forced user-walk && return 0
@@ -163,6 +164,7 @@ user_stacks() {
 	[ "$(grep -Ecx "$want" "$TMP/deep16")" -eq "$(wc -l <"$TMP/deep16")" ]
 }
 
+# bats test_tags=file-clients
 @test "CFI stacks: --stack-slice takes 0 to 32K; other values exit 64; --help names it" {
 	run "$BTR" --callstacks --stack-slice 40K -o "$TMP/x.pb" -- true
 	[ "$status" -eq 64 ]
