@@ -92,7 +92,9 @@ switch_out_states() {
 	local all soft hard thread
 	all=$(awk '{ s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
 	soft=$(awk '$2 == "0x10" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
-	hard=$(awk '$2 == "0x8" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	# 0x18: a hard interrupt that came while the CPU served a softirq, as
+	# report counts it (12 of 100 under emulation, two guests side by side)
+	hard=$(awk '$2 == "0x8" || $2 == "0x18" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
 	thread=$(awk '$2 == "0x10" && $3 ~ /^(ksoftirqd|ktimers)\// { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
 	echo "wakings $all: softirq $soft (by the softirq thread $thread), hard irq $hard"
 	[ "$all" -ge 90 ]
