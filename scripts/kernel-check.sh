@@ -289,7 +289,8 @@ collect() {
 
 failed=()
 summary=()
-labels=()
+guests=()
+declare -A label_of kdir_of initrd_of
 # The host's own kernel first, alone: its tests run on real CPUs, and
 # the guests would take them.
 for k in "${kernels[@]}"; do
@@ -309,19 +310,16 @@ for k in "${kernels[@]}"; do
 		pkg=$(image_package "$k") ||
 			{ apt-get update -qq && pkg=$(image_package "$k"); } ||
 			die "no kernel package $k (apt-cache knows none)"
-		kdir=$(fetch_kernel "$pkg")
-		echo "$kdir" >"$res/kdir"
-		make_initramfs "$kdir" >"$res/initrd"
-		labels+=("$k" "$k ($pkg)")
+		guests+=("$k")
+		label_of[$k]="$k ($pkg)"
+		kdir_of[$k]=$(fetch_kernel "$pkg")
+		initrd_of[$k]=$(make_initramfs "${kdir_of[$k]}")
 	fi
 done
 # Then the Debian kernels, $jobs guests at a time: each guest's two vCPUs
 # run on one TCG thread, so one guest keeps one host CPU busy.
-declare -A label_of
 running=0
-for ((i = 0; i < ${#labels[@]}; i += 2)); do
-	k=${labels[i]}
-	label_of[$k]=${labels[i + 1]}
+for k in ${guests[@]+"${guests[@]}"}; do
 	if [ "$running" -ge "$jobs" ]; then
 		wait -n || true
 		running=$((running - 1))
@@ -329,15 +327,14 @@ for ((i = 0; i < ${#labels[@]}; i += 2)); do
 	log "${label_of[$k]}: booting under qemu"
 	(
 		t0=$SECONDS
-		boot_kernel "$(cat "$results/$k/kdir")" "$(cat "$results/$k/initrd")" "$results/$k"
+		boot_kernel "${kdir_of[$k]}" "${initrd_of[$k]}" "$results/$k"
 		echo $((SECONDS - t0)) >"$results/$k/time"
 	) &
 	running=$((running + 1))
 done
 wait
-for ((i = 0; i < ${#labels[@]}; i += 2)); do
-	k=${labels[i]}
-	collect "$k" "${label_of[$k]}" "$(cat "$results/$k/time" 2>/dev/null || echo '?')"
+for k in ${guests[@]+"${guests[@]}"}; do
+	collect "$k" "${label_of[$k]}" "$(cat "$results/$k/time")"
 done
 
 # what the recorder took on each kernel (run-tests.sh's -v lines)

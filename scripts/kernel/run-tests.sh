@@ -25,22 +25,22 @@ FILES=(02-record 16-wakeup-context 18-wait-reason 21-synth-rings
 SYNTH_EMULATED='256 rings, 2 reader threads|tiny rings|more readers than rings|no rings'
 # Files whose recordings take no fallback path: not run again with them.
 NO_FALLBACK=" 21-synth-rings "
-# Tests tagged file-clients (# bats test_tags=file-clients) hold a
-# recording against what reads the file: trace_processor, protoc, dump
-# --json, sync, the echoed config, option parsing. Under emulation they
-# run in the native pass only: the fallbacks change how the BPF side
-# gets the records, not what the userspace writes of them, and
-# trace_processor alone takes up to a minute a test there. The host runs
-# them in both passes.
-# Under emulation, with the default list, the fallback pass also leaves
-# out files whose kernel part the native pass has seen: on a PREEMPT_RT
-# kernel (/sys/kernel/realtime) all but 25-preempt-rt (the fallbacks are
-# older BPF programs, which the verifier of the kernel's version takes or
-# not the same in its RT build, whose non-RT build runs them all; the RT
-# file checks what RT does to the blocked functions and wakers the
-# fallbacks find); elsewhere 24-hotplug (the rings are swapped and read
-# the same whichever programs write them) and 25-preempt-rt (its non-RT
-# half).
+# Under emulation, with the default list, the fallback pass leaves out
+# what the native pass has seen of the kernel (the host runs it all):
+# - the tests tagged file-clients (# bats test_tags=file-clients), which
+#   hold a recording against what reads the file: trace_processor,
+#   protoc, dump --json, sync, the echoed config, option parsing. The
+#   fallbacks change how the BPF side gets the records, not what the
+#   userspace writes of them, and trace_processor alone takes up to a
+#   minute a test there;
+# - files whose kernel part the native pass has seen: on a PREEMPT_RT
+#   kernel (/sys/kernel/realtime) all but 25-preempt-rt (the fallbacks
+#   are older BPF programs, which the verifier of the kernel's version
+#   takes or not the same in its RT build, whose non-RT build runs them
+#   all; the RT file checks what RT does to the blocked functions and
+#   wakers the fallbacks find); elsewhere 24-hotplug (the rings are
+#   swapped and read the same whichever programs write them) and
+#   25-preempt-rt (its non-RT half).
 EMULATED_FALLBACK_RT=" 25-preempt-rt "
 EMULATED_NO_FALLBACK=" 24-hotplug 25-preempt-rt "
 passes=()
@@ -66,7 +66,7 @@ export BTR_BIN=$PWD/$OUT/bpftrace-rec BTR_TOOLS=$PWD/$OUT/tests
 
 echo "# kernel $(uname -r), $(nproc) CPUs"
 case $cut in
-rt) echo "# emulated PREEMPT_RT kernel: the fallback pass runs${EMULATED_FALLBACK_RT% } alone" ;;
+rt) echo "# emulated PREEMPT_RT kernel: the fallback pass runs${EMULATED_FALLBACK_RT% } alone, without file-clients tests" ;;
 nonrt) echo "# emulated: the fallback pass leaves out${EMULATED_NO_FALLBACK% } and file-clients tests" ;;
 esac
 # what the recorder takes on this kernel, as -v says it
@@ -82,16 +82,15 @@ for pass in "${passes[@]}"; do
 	*) echo "run-tests: unknown pass $pass" >&2; exit 64 ;;
 	esac
 	for f in "${files[@]}"; do
+		filter=()
+		[ "${BTR_EMULATED:-}" = 1 ] && [ "$f" = 21-synth-rings ] &&
+			filter=(-f "$SYNTH_EMULATED")
 		if [ -n "$fb" ]; then
 			[[ $NO_FALLBACK == *" $f "* ]] && continue
 			[ "$cut" = rt ] && [[ $EMULATED_FALLBACK_RT != *" $f "* ]] && continue
 			[ "$cut" = nonrt ] && [[ $EMULATED_NO_FALLBACK == *" $f "* ]] && continue
+			[ -n "$cut" ] && filter+=(--filter-tags '!file-clients')
 		fi
-		filter=()
-		[ "${BTR_EMULATED:-}" = 1 ] && [ "$f" = 21-synth-rings ] &&
-			filter=(-f "$SYNTH_EMULATED")
-		[ "${BTR_EMULATED:-}" = 1 ] && [ -n "$fb" ] &&
-			filter+=(--filter-tags '!file-clients')
 		echo "# pass $pass file $f"
 		t0=$SECONDS
 		BTR_FALLBACK=$fb bats --tap --timing "${filter[@]}" "tests/cli/$f.bats" || rc=1

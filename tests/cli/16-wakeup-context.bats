@@ -172,9 +172,9 @@ compare() {
 	[ "$diff" -eq 0 ]
 	# hard irq, in the flags themselves; on PREEMPT_RT the timer softirq,
 	# served in a thread (tests/cli/25-preempt-rt.bats)
-	local flags=0x8
-	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && flags=0x10
-	[ "$(grep -c " sched_waking pid=$s .*common_flags=$flags " "$W/dump.txt")" -ge $((ROUNDS * 9 / 10)) ]
+	local flags=$HARDIRQ_FLAGS
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && flags=$SOFTIRQ_FLAGS
+	[ "$(grep -Ec " sched_waking pid=$s .*common_flags=($flags) " "$W/dump.txt")" -ge $((ROUNDS * 9 / 10)) ]
 }
 
 @test "wakeup context: a task's wakeups are not marked" {

@@ -91,11 +91,11 @@ switch_out_states() {
 		sort | uniq -c | sort -rn | tee "$TMP/wakings.txt"
 	local all soft hard thread
 	all=$(awk '{ s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
-	soft=$(awk '$2 == "0x10" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
-	# 0x18: a hard interrupt that came while the CPU served a softirq, as
-	# report counts it (12 of 100 under emulation, two guests side by side)
-	hard=$(awk '$2 == "0x8" || $2 == "0x18" { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
-	thread=$(awk '$2 == "0x10" && $3 ~ /^(ksoftirqd|ktimers)\// { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	# (a hard interrupt that came while the CPU served a softirq is a hard
+	# one's: 12 of 100 under emulation, two guests side by side)
+	soft=$(awk -v f="^($SOFTIRQ_FLAGS)\$" '$2 ~ f { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	hard=$(awk -v f="^($HARDIRQ_FLAGS)\$" '$2 ~ f { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
+	thread=$(awk -v f="^($SOFTIRQ_FLAGS)\$" '$2 ~ f && $3 ~ /^(ksoftirqd|ktimers)\// { s += $1 } END { print s + 0 }' "$TMP/wakings.txt")
 	echo "wakings $all: softirq $soft (by the softirq thread $thread), hard irq $hard"
 	[ "$all" -ge 90 ]
 	# trace_processor: the sleeper's R states, each woken in interrupt

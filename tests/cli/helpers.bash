@@ -211,6 +211,13 @@ kind_lines() {
 		sed 's/ machine_id=[0-9]*//; s/ callstack_iid=[0-9]*//' | sort
 }
 
+# A waking's common_flags (grep -E / awk alternatives, whole values): the
+# recorder sets 0x8 in a hard interrupt and 0x10 in a softirq, both when
+# a hard interrupt came while the CPU served a softirq (a hard one's
+# waking, as report counts it).
+HARDIRQ_FLAGS='0x8|0x18'
+SOFTIRQ_FLAGS='0x10'
+
 # Perfetto's own trace_processor_shell, the real client every trace is
 # held against: $TRACE_PROCESSOR, or trace_processor_shell on PATH. Not a
 # Debian package: README's "Testing" says where to get it; the tests fail
