@@ -19,7 +19,7 @@ die() { log "error: $*"; exit 1; }
 [ $# -eq 1 ] || { log "usage: scripts/mkdeb.sh STATIC_BINARY"; exit 64; }
 bin=$1
 [ -x "$bin" ] || die "no executable $bin (make static builds it)"
-readelf -l "$bin" 2>/dev/null | grep -q INTERP &&
+grep -q INTERP <<<"$(readelf -l "$bin" 2>/dev/null)" &&
 	die "$bin is dynamically linked: the package holds the static build"
 [ -n "${VERSION:-}" ] || die "VERSION is not set (make deb sets it)"
 

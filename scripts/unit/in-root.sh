@@ -148,9 +148,14 @@ wait_for 30 active || fail "not active after 30 s (triggers)"
 wait_for 30 test -S /run/bpftrace-rec/trigger.sock || fail "no /run/bpftrace-rec/trigger.sock"
 bpftrace-rec trigger deploy || fail "bpftrace-rec trigger deploy"
 wait_for 30 settled "$state/flight.1.pb" || fail "no snapshot after the named trigger"
-bpftrace-rec dump "$state/flight.1.pb" | grep -q ' trigger name=deploy ' ||
+# whole outputs in variables, not piped to grep -q: this script runs as
+# a unit, with SIGPIPE ignored, so a writer that grep -q leaves behind
+# gets EPIPE, says so and fails the pipeline
+snap=$(bpftrace-rec dump "$state/flight.1.pb") || fail "dump of the snapshot failed"
+grep -q ' trigger name=deploy ' <<<"$snap" ||
 	fail "the snapshot holds no Trigger packet"
-journalctl -u bpftrace-rec.service --no-pager | grep -q 'trigger name:deploy fired' ||
+journal=$(journalctl -u bpftrace-rec.service --no-pager)
+grep -q 'trigger name:deploy fired' <<<"$journal" ||
 	fail "no line of the trigger in the journal"
 stop_ok
 [ ! -e /run/bpftrace-rec/trigger.sock ] || fail "the socket is left after stop"
