@@ -11,9 +11,16 @@
 #
 #   scripts/bench-triggers.sh
 #
+# MODE=alone runs the two recorders one after the other instead, each
+# alone on the machine with its own run of the workload (as an agent runs:
+# one recorder), the order alternating by round; noisier, since the two
+# runs do not share their conditions, but free of what two readers side
+# by side do to each other (caches, CPU, the second one's BPF programs).
+#
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
 # main's build before triggers). Environment: OUT (build folder), BTR_BIN,
-# ROUNDS (default 8), PIPE_LOOPS (default 500000),
+# MODE (side, the default, or alone), ROUNDS (default 8), PIPE_LOOPS
+# (default 500000),
 # HACKBENCH_ARGS (default -g 4 -l 1000), QUICK=1 (2 rounds, smaller loads).
 # Prints a line a round, then one JSON line: per workload the geometric
 # mean of the per-round ratios (triggers / baseline) of CPU ns per event
@@ -34,6 +41,8 @@ MAKE_OUT=${OUT:-build}
 case $MAKE_OUT in /*) OUT=$MAKE_OUT ;; *) OUT=$TOP/$MAKE_OUT ;; esac
 BIN=${BTR_BIN:-$OUT/bpftrace-rec}
 BASE=${BTR_BIN_BASE:-$BIN}
+MODE=${MODE:-side}
+case $MODE in side | alone) ;; *) die "MODE is side or alone, not $MODE" ;; esac
 if [ "${QUICK:-0}" = 1 ]; then
 	ROUNDS=${ROUNDS:-2} PIPE_LOOPS=${PIPE_LOOPS:-100000}
 	HACKBENCH_ARGS=${HACKBENCH_ARGS:--g 2 -l 500}
@@ -44,6 +53,7 @@ fi
 # Three conditions as an agent sets them; the delay puts any snapshot past
 # the measured window (what a snapshot costs is the SIGUSR1 path's, not a
 # cost per event), the fired ones are counted.
+read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
 TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue>8'
 	--trigger-delay 60s)
 
@@ -66,12 +76,12 @@ proc_cpu() {
 # REC_PID once attached (it dropped its capabilities), its log in
 # $WORK/$1.log.
 start_rec() {
-	local kind=$1 bin=$BIN args=() wpid i pid=
+	local kind=$1 bin=$BIN args=() _ pid=
 	[ "$kind" = base ] && bin=$BASE
 	[ "$kind" = triggers ] && args=("${TRIGGERS[@]}")
 	"$bin" "${args[@]}" -o "$WORK/$kind.pb" >"$WORK/$kind.log" 2>&1 &
 	pid=$!
-	for i in $(seq 600); do
+	for _ in $(seq 600); do
 		grep -Eq '^CapEff:[[:space:]]+00000000000[08]000[01]$' /proc/"$pid"/status 2>/dev/null && break
 		kill -0 "$pid" 2>/dev/null || die "$kind did not start: $(tail -n 3 "$WORK/$kind.log")"
 		sleep 0.1
@@ -79,13 +89,64 @@ start_rec() {
 	REC_PID=$pid
 }
 
-# One round: both recorders attached at once, so that they read the same
-# events under the same conditions; each one's CPU from the workload's
-# start to a drain period after its end (the file write left out: the
-# same in both, and noisy). Prints "base_ns_per_event triggers_ns_per_event
-# triggers_fired".
+# The workload $1 once.
+workload() {
+	case $1 in
+	pipe) taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" >/dev/null 2>&1 ;;
+	hackbench) hackbench "${HB_ARGS[@]}" >/dev/null 2>&1 ;;
+	esac
+}
+
+# Stops recorder $1 (base or triggers, pid $2), a child of this shell.
+stop_rec() {
+	kill -INT "$2"
+	wait "$2" || die "$1 failed: $(tail -n 3 "$WORK/$1.log")"
+}
+
+# What stopped recorder $1 read, $2 its CPU ns over the window: prints
+# "ns_per_event events fired" (fired: triggers', 0 for the base).
+figures() {
+	local ev fired
+	ev=$(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$WORK/$1.log" | tail -n 1)
+	fired=$(sed -n 's/.*triggers: \([0-9]*\) fired.*/\1/p' "$WORK/$1.log" | tail -n 1)
+	[ "${ev:-0}" -gt 0 ] || die "$1 recorded no events"
+	awk -v c="$2" -v e="$ev" -v f="${fired:-0}" 'BEGIN { printf "%.3f %d %d\n", c / e, e, f }'
+}
+
+# Recorder $1 alone over one run of workload $2: prints its figures.
+run_alone() {
+	local kind=$1 w=$2 p c0 c1
+	start_rec "$kind"
+	p=$REC_PID
+	c0=$(proc_cpu "$p")
+	workload "$w"
+	sleep 0.3 # a few drain periods: the rings read
+	c1=$(proc_cpu "$p")
+	stop_rec "$kind" "$p"
+	figures "$kind" $((c1 - c0))
+}
+
+# One round. MODE=side: both recorders attached at once, so that they
+# read the same events under the same conditions; each one's CPU from the
+# workload's start to a drain period after its end (the file write left
+# out: the same in both, and noisy). MODE=alone: each alone over its own
+# run, $2 first. Prints "base_ns_per_event triggers_ns_per_event
+# triggers_fired base_events triggers_events".
 run_round() {
-	local w=$1 first=$2 b t cb0 ct0 cb1 ct1 eb et fired
+	local w=$1 first=$2 b t f eb et cb0 ct0 cb1 ct1 rb rt
+	if [ "$MODE" = alone ]; then
+		if [ "$first" = base ]; then
+			rb=$(run_alone base "$w")
+			rt=$(run_alone triggers "$w")
+		else
+			rt=$(run_alone triggers "$w")
+			rb=$(run_alone base "$w")
+		fi
+		read -r b eb _ <<<"$rb"
+		read -r t et f <<<"$rt"
+		echo "$b $t $f $eb $et"
+		return
+	fi
 	# the recorder started second reads slower (measured: 7% on the pipe
 	# load, 13% on hackbench, two recorders without triggers side by
 	# side): rounds alternate which one starts first
@@ -102,22 +163,17 @@ run_round() {
 	fi
 	cb0=$(proc_cpu "$b")
 	ct0=$(proc_cpu "$t")
-	case $w in
-	pipe) taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" >/dev/null 2>&1 ;;
-	# shellcheck disable=SC2086
-	hackbench) hackbench $HACKBENCH_ARGS >/dev/null 2>&1 ;;
-	esac
+	workload "$w"
 	sleep 0.3 # a few drain periods: the rings read
 	cb1=$(proc_cpu "$b")
 	ct1=$(proc_cpu "$t")
-	kill -INT "$b" "$t"
-	wait "$b" || die "base failed: $(tail -n 3 "$WORK/base.log")"
-	wait "$t" || die "triggers failed: $(tail -n 3 "$WORK/triggers.log")"
-	eb=$(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$WORK/base.log" | tail -n 1)
-	et=$(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$WORK/triggers.log" | tail -n 1)
-	fired=$(sed -n 's/.*triggers: \([0-9]*\) fired.*/\1/p' "$WORK/triggers.log" | tail -n 1)
-	awk -v b=$((cb1 - cb0)) -v t=$((ct1 - ct0)) -v eb="$eb" -v et="$et" -v f="${fired:-0}" \
-		'BEGIN { printf "%.3f %.3f %d %d %d\n", b / eb, t / et, f, eb, et }'
+	stop_rec base "$b"
+	stop_rec triggers "$t"
+	rb=$(figures base $((cb1 - cb0)))
+	rt=$(figures triggers $((ct1 - ct0)))
+	read -r b eb _ <<<"$rb"
+	read -r t et f <<<"$rt"
+	echo "$b $t $f $eb $et"
 }
 
 results=()
@@ -131,7 +187,7 @@ for w in pipe hackbench; do
 			--argjson f "$f" '{workload: $w, base: $b, triggers: $t, fired: $f, ratio: ($t / $b)}')")
 	done
 done
-printf '%s\n' "${results[@]}" | jq -sc --arg base "$BASE" --arg bin "$BIN" '
+printf '%s\n' "${results[@]}" | jq -sc --arg base "$BASE" --arg bin "$BIN" --arg mode "$MODE" '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor]
 		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 	group_by(.workload) | map({(.[0].workload): {
@@ -140,5 +196,5 @@ printf '%s\n' "${results[@]}" | jq -sc --arg base "$BASE" --arg bin "$BIN" '
 		ratio: (map(.ratio | log) | add / length | exp),
 		ratio_median: (map(.ratio) | median), fired: (map(.fired) | add),
 		rounds: length}}) | add
-	| . + {baseline: $base, binary: $bin,
+	| . + {baseline: $base, binary: $bin, mode: $mode,
 	       target: {limit: 1.1, met: ([.pipe.ratio, .hackbench.ratio] | max <= 1.1)}}'

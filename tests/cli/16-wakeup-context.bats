@@ -140,6 +140,17 @@ compare() {
 		"$W/unswitched" "$W/ours.$1" "$W/ft.$1"
 }
 
+# The wakings the recording says it missed: the kernel's BPF recursion
+# misses (all programs together) and the events the recorder lost.
+accounted() {
+	local misses lost
+	misses=$(sed -n 's/.*BPF recursion misses: \([0-9]*\), over .*/\1/p' "$W/rec.err")
+	lost=$(sed -n 's/.* recorded [0-9]* events (.*), lost \([0-9]*\);.*/\1/p' "$W/rec.err")
+	echo "recursion misses: $misses, events lost: $lost" >&2
+	[ -n "$misses" ] && [ -n "$lost" ] || return 1
+	echo $((misses + lost))
+}
+
 @test "wakeup context: the workload ran, both recorders saw its wakeups" {
 	local matched diff missing irq hidden unpaired misses
 	[ -n "$(tid sleeper)" ]
@@ -155,12 +166,8 @@ compare() {
 	# ours stamped too far from ftrace's to pair (a 6.1-rt guest under
 	# emulation had one missing, with no miss and no loss; it did not
 	# print then whether one of ours was unpaired)
-	local lost
-	misses=$(sed -n 's/.*BPF recursion misses: \([0-9]*\), over .*/\1/p' "$W/rec.err")
-	lost=$(sed -n 's/.* recorded [0-9]* events (.*), lost \([0-9]*\);.*/\1/p' "$W/rec.err")
-	echo "recursion misses: $misses, events lost: $lost"
-	[ -n "$misses" ] && [ -n "$lost" ]
-	[ "$missing" -le $((misses + lost + hidden + unpaired)) ]
+	misses=$(accounted)
+	[ "$missing" -le $((misses + hidden + unpaired)) ]
 }
 
 @test "wakeup context: a timer interrupt's wakeups are marked, as ftrace marks them" {
@@ -178,13 +185,16 @@ compare() {
 }
 
 @test "wakeup context: a task's wakeups are not marked" {
-	local t matched diff missing irq hidden
+	local t matched diff missing irq hidden unpaired misses
+	misses=$(accounted)
 	for t in "$(tid reader)" "$(tid writer)"; do
-		read -r matched diff missing irq hidden _ < <(compare "$t")
-		echo "tid $t: $matched matched ($diff disagree), $missing missing, ftrace: $irq from interrupts"
+		read -r matched diff missing irq hidden unpaired < <(compare "$t")
+		echo "tid $t: $matched matched ($diff disagree), $missing missing, ftrace: $irq from interrupts; $unpaired of ours unpaired"
 		[ "$matched" -gt $((ROUNDS / 4)) ]
 		[ "$diff" -eq 0 ]
-		[ "$missing" -le "$hidden" ]
+		# missed as the first test says (a 6.1-rt guest under
+		# emulation had one, not in a hidden task)
+		[ "$missing" -le $((misses + hidden + unpaired)) ]
 		# ftrace's few from an interrupt (an unrelated load's), no more
 		[ "$irq" -le 2 ]
 		[ "$(awk '$2 == 1' "$W/ours.$t" | wc -l)" -le "$irq" ]

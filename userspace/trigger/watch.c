@@ -307,8 +307,6 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 	}
 }
 
-/* The queue of cpu holds n threads after a change by d: the runqueue
- * specs it passes fire, once until it is back under each. */
 /* The queue of cpu gained a thread and has n: its count left (lo, hi]
  * (rq_gain). A spec the count went under since (it was at most n - 1
  * before this gain) re-arms; one it now passes fires, once until then. */
