@@ -20,8 +20,11 @@
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
 # main's build before triggers). Environment: OUT (build folder), BTR_BIN,
 # MODE (side, the default, or alone), ROUNDS (default 8), PIPE_LOOPS
-# (default 500000),
-# HACKBENCH_ARGS (default -g 4 -l 1000), QUICK=1 (2 rounds, smaller loads).
+# (default 500000), HACKBENCH_ARGS (default -g 4 -l 5000: with -l 1000 a
+# run was some 110K events, 15 ms of the reader's CPU, and what a round
+# costs besides its events (the processes hackbench starts, the triggers
+# that fire) made its ratios range from 0.8 to 1.75 on a 2-CPU machine),
+# QUICK=1 (2 rounds, smaller loads).
 # Prints a line a round, then one JSON line: per workload the geometric
 # mean of the per-round ratios (triggers / baseline) of CPU ns per event
 # over rounds that alternate which recorder starts first (an even ROUNDS
@@ -48,7 +51,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 	HACKBENCH_ARGS=${HACKBENCH_ARGS:--g 2 -l 500}
 else
 	ROUNDS=${ROUNDS:-8} PIPE_LOOPS=${PIPE_LOOPS:-500000}
-	HACKBENCH_ARGS=${HACKBENCH_ARGS:--g 4 -l 1000}
+	HACKBENCH_ARGS=${HACKBENCH_ARGS:--g 4 -l 5000}
 fi
 # Three conditions as an agent sets them; the delay puts any snapshot past
 # the measured window (what a snapshot costs is the SIGUSR1 path's, not a

@@ -60,6 +60,13 @@ static int count_write(struct packet_sink *s, uint32_t seq_id,
 	return 0;
 }
 
+/* A record into a CPU's bundle encoder, as the watch calls it (and the
+ * recorder's reader). */
+static inline int encode(void *enc, const void *rec, size_t len)
+{
+	return bundle_enc_add(enc, rec, len);
+}
+
 static double clock_s(clockid_t id)
 {
 	struct timespec ts;
@@ -218,17 +225,15 @@ int main(int argc, char **argv)
 			w0 = clock_s(CLOCK_MONOTONIC);
 			for (i = 0; i < nrecs; i++) {
 				const struct raw_rec *x = &recs[i];
-				struct trig_pre pre;
-				bool watched;
 
 				if (x->h->type == BTR_REC_CLOCK)
 					continue;
-				watched = watch && trig_watch_prepare(watch, x->h,
-								      x->len, &pre);
-				if (bundle_enc_add(enc[x->cpu], x->h, x->len))
+				if (watch ? trig_watch_around(watch, x->cpu, x->h,
+							      x->len, encode,
+							      enc[x->cpu])
+					  : bundle_enc_add(enc[x->cpu], x->h,
+							   x->len))
 					rejected++;
-				if (watched)
-					trig_watch_record_pre(watch, x->cpu, x->h, &pre);
 				if ((i + 1) % batch == 0) {
 					while (watch &&
 					       (e = (int)trig_watch_take(watch, hits, 64,

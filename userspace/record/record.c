@@ -198,13 +198,17 @@ static void note_known_proc(void *ctx, int32_t tgid, uint64_t ts)
 		capture_note_known_proc(r->cap, tgid, ts);
 }
 
+/* A record into its CPU's bundle encoder (enc), as the watch calls it. */
+static inline int encode(void *enc, const void *rec, size_t len)
+{
+	return bundle_enc_add(enc, rec, len);
+}
+
 static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 {
 	struct reader_ctx *rc = ctx;
 	struct recorder *r = rc->r;
 	const struct btr_hdr *h = data;
-	struct trig_pre pre;
-	bool watched;
 	int e;
 
 	if (len < sizeof(*h) || cpu >= r->ncpus)
@@ -233,12 +237,12 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 			r->stack_records[cpu]++;
 		return e;
 	}
-	watched = r->watch && trig_watch_prepare(r->watch, h, len, &pre);
-	e = bundle_enc_add(r->enc[cpu], h, len);
+	if (r->watch)
+		e = trig_watch_around(r->watch, cpu, h, len, encode, r->enc[cpu]);
+	else
+		e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
 		return e;
-	if (watched)
-		trig_watch_record_pre(r->watch, cpu, h, &pre);
 	note_tids(&rc->tids, h);
 	if (r->ustacks && (h->type == BTR_REC_EXEC || h->type == BTR_REC_EXIT ||
 			   h->type == BTR_REC_FORK))

@@ -326,35 +326,52 @@ static bool ring_peek(struct ring *r, uint64_t *ts)
 	return ring_head(r, &cons, &body, ts) != NULL;
 }
 
+/* A ring's next record in a merged drain, its header read: the time, the
+ * record (NULL: to read) and its length. */
+struct ring_next {
+	uint64_t ts;
+	const uint8_t *rec;
+	uint32_t body;
+};
+
 /* Hands out ring idx's records in a row while their times are at most
- * `until` (the first one is, by the caller's heap): one read of each
- * header, as drain_ring. true when it stopped on a later record, whose
- * time is then in *next; false when the ring has none to give now. */
-static bool ring_run(struct rings *rs, uint32_t idx, uint64_t until,
-		     uint64_t *next, rings_record_fn fn, void *ctx, int *err,
-		     int *total)
+ * `until` (the first one is, by the caller's heap), from at's record
+ * (read already) or, with none in at, the ring's head: one read of each
+ * header, as drain_ring. true when it stopped on a later record, which
+ * is then in *at; false when the ring has none to give now.
+ * Inlined: in a busy merge the rings take turns every few records, so
+ * what a turn costs besides its records counts as much as they do. */
+static inline __attribute__((always_inline)) bool
+ring_run(struct rings *rs, uint32_t idx, uint64_t until, struct ring_next *at,
+	 rings_record_fn fn, void *ctx, int *err, int *total)
 {
 	struct ring *r = &rs->r[idx];
 	unsigned long cons = *r->consumer;
-	const uint8_t *rec;
-	uint32_t body;
+	const uint8_t *rec = at->rec;
+	uint32_t body = at->body;
 	uint64_t ts;
+	int n = 0;
+	bool later = false;
 
-	while ((rec = ring_head(r, &cons, &body, &ts))) {
-		int e;
+	if (!rec)
+		rec = ring_head(r, &cons, &body, &ts);
+	while (rec) {
+		int e = fn(ctx, idx, rec, body);
 
-		if (ts > until) {
-			*next = ts;
-			return true;
-		}
-		e = fn(ctx, idx, rec, body);
-		if (e && !*err)
+		if (__builtin_expect(e != 0, 0) && !*err)
 			*err = e;
-		++*total;
+		n++;
 		cons += rec_span(body);
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
+		rec = ring_head(r, &cons, &body, &ts);
+		if (rec && ts > until) {
+			*at = (struct ring_next){ ts, rec, body };
+			later = true;
+			break;
+		}
 	}
-	return false;
+	*total += n;
+	return later;
 }
 
 int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
@@ -375,24 +392,36 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 			h[k++] = (struct keyheap_ent){ ts, idx[i] };
 	}
 	keyheap_make(h, k);
-	while (k) {
-		uint64_t until;
+	while (k > 2) {
+		struct ring_next at = { 0 };
+		uint64_t until = h[1].key < h[2].key ? h[1].key : h[2].key;
 
-		if (k == 1) { /* the last ring with records: as it is */
-			total += drain_ring(rs, h[0].idx, fn, ctx, &e);
-			break;
-		}
 		/* the oldest ring's records up to the next ring's head go in
 		 * a row: rings mostly take turns in long stretches */
-		until = h[1].key;
-		if (k > 2 && h[2].key < until)
-			until = h[2].key;
-		if (ring_run(rs, h[0].idx, until, &ts, fn, ctx, &e, &total))
-			h[0].key = ts;
+		if (ring_run(rs, h[0].idx, until, &at, fn, ctx, &e, &total))
+			h[0].key = at.ts;
 		else
 			h[0] = h[--k];
 		keyheap_sift(h, k, 0);
 	}
+	/* two rings (a small machine, or what is left of more): the one
+	 * that stops on a record later than the other's head hands the turn
+	 * over, the record it stopped on kept for its next turn; no heap */
+	if (k == 2) {
+		struct ring_next at[2] = { { h[0].key, NULL, 0 },
+					   { h[1].key, NULL, 0 } };
+		uint32_t ring[2] = { h[0].idx, h[1].idx }, a = 0;
+
+		if (at[1].ts < at[0].ts)
+			a = 1;
+		while (ring_run(rs, ring[a], at[!a].ts, &at[a], fn, ctx, &e,
+				&total))
+			a = !a;
+		h[0].idx = ring[!a];
+		k = 1;
+	}
+	if (k == 1) /* the last ring with records: as it is */
+		total += drain_ring(rs, h[0].idx, fn, ctx, &e);
 	return e ? e : total;
 }
 

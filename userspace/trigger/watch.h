@@ -53,70 +53,92 @@ void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t);
 
 #include "trigger/watch_hot.h"
 
-/* Looks up the state of the threads a record names and starts loading it,
- * so that it is in the cache by the time trig_watch_record_pre runs (the
- * reader encodes the record in between): with many threads, the misses
- * on their state were most of the watch's cost. false: the record is
- * none of the watch's. */
-static inline bool trig_watch_prepare(struct trig_watch *w, const void *rec,
-				      size_t len, struct trig_pre *p)
+/* The states of a switch's two threads, prev's and next's. */
+static inline void trig_watch_switch_pre(struct trig_watch *w,
+					 const struct btr_switch *sw,
+					 struct trig_pre *p)
 {
-	uint16_t type = ((const struct btr_hdr *)rec)->type;
-
-	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
-		const struct btr_switch *sw = rec;
-
-		if (len < sizeof(*sw))
-			return false;
+	if (__builtin_expect(!w->table, 0)) {
 		p->t[0] = tstate_of(w, sw->prev_pid);
 		p->t[1] = tstate_of(w, sw->next_pid);
-		return true;
-	}
-	if (type == BTR_REC_WAKING || type == BTR_REC_WAKEUP_NEW) {
-		if (len < sizeof(struct btr_wakeup))
-			return false;
-		p->t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
-		return p->t[0] != NULL;
-	}
-	if (type == BTR_REC_FREE) {
-		if (len < sizeof(struct btr_exit))
-			return false;
-		p->t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
-		return p->t[0] != NULL;
-	}
-	return false;
-}
-
-/* One record, as a reader took it from CPU cpu's ring, prepared by
- * trig_watch_prepare (which said true). */
-static inline void trig_watch_record_pre(struct trig_watch *w, uint32_t cpu,
-					 const void *rec,
-					 const struct trig_pre *p)
-{
-	uint16_t type = ((const struct btr_hdr *)rec)->type;
-
-	if (type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) {
-		if (__builtin_expect(w->locked, 0))
-			trig_watch_switch(w, cpu, rec, p);
-		else
-			on_switch(w, cpu, rec, p, false);
-	} else if (type == BTR_REC_FREE) {
-		trig_watch_freed(w, ((const struct btr_exit *)rec)->pid, p->t[0]);
-	} else if (__builtin_expect(w->locked, 0)) {
-		trig_watch_waking(w, cpu, rec, p->t[0]);
 	} else {
-		on_waking(w, cpu, rec, p->t[0], false);
+		p->t[0] = tstate_in(w->table, sw->prev_pid);
+		p->t[1] = tstate_in(w->table, sw->next_pid);
 	}
 }
 
-/* Both at once: one record, as a reader took it from CPU cpu's ring. */
+/* One record, as a reader took it from CPU cpu's ring, watched around
+ * enc(ctx, rec, len), the reader's encoding of it: the state of the
+ * threads it names is looked up and starts loading before, so that it
+ * is in the cache by the time the record is handled, after (with many
+ * threads, the misses on their state were most of the watch's cost).
+ * One dispatch on the record's type serves both (enc, a constant, is
+ * inlined). Returns what enc returned; a record enc refused is not
+ * watched. */
+static inline __attribute__((always_inline)) int
+trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
+		  size_t len, int (*enc)(void *, const void *, size_t),
+		  void *ctx)
+{
+	struct trig_pre p;
+	int e;
+
+	switch (((const struct btr_hdr *)rec)->type) {
+	case BTR_REC_SWITCH:
+	case BTR_REC_SWITCH_BLOCKED:
+		if (len < sizeof(struct btr_switch))
+			break;
+		trig_watch_switch_pre(w, rec, &p);
+		e = enc(ctx, rec, len);
+		if (e)
+			return e;
+		if (__builtin_expect(w->locked, 0))
+			trig_watch_switch(w, cpu, rec, &p);
+		else
+			on_switch(w, cpu, rec, &p, false);
+		return 0;
+	case BTR_REC_WAKING:
+	case BTR_REC_WAKEUP_NEW:
+		if (len < sizeof(struct btr_wakeup))
+			break;
+		p.t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
+		e = enc(ctx, rec, len);
+		if (e || !p.t[0])
+			return e;
+		if (__builtin_expect(w->locked, 0))
+			trig_watch_waking(w, cpu, rec, p.t[0]);
+		else
+			on_waking(w, cpu, rec, p.t[0], false);
+		return 0;
+	case BTR_REC_FREE:
+		if (len < sizeof(struct btr_exit))
+			break;
+		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
+		e = enc(ctx, rec, len);
+		if (!e && p.t[0])
+			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
+					 p.t[0]);
+		return e;
+	default:
+		break;
+	}
+	return enc(ctx, rec, len);
+}
+
+static inline int trig_watch_no_enc(void *ctx, const void *rec, size_t len)
+{
+	(void)ctx;
+	(void)rec;
+	(void)len;
+	return 0;
+}
+
+/* One record, as a reader took it from CPU cpu's ring, with no encoding
+ * around it (tests). */
 static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
 				     const void *rec, size_t len)
 {
-	struct trig_pre p;
-
-	if (trig_watch_prepare(w, rec, len, &p))
-		trig_watch_record_pre(w, cpu, rec, &p);
+	trig_watch_around(w, cpu, rec, len, trig_watch_no_enc, NULL);
 }
 
 /* Moves up to max queued hits into out, oldest first; returns how many.

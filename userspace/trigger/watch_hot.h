@@ -162,18 +162,27 @@ HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 /* The state of tid, its line prefetched: looked up before the reader
  * encodes the record, used after. NULL for tid 0 (the idle tasks), a tid
  * past the kernel's limit, or out of memory. A new thread's state is all
- * zeros: the table is mapped zeroed, freed threads zeroed again. */
-HOT struct tstate *tstate_of(struct trig_watch *w, int32_t tid)
+ * zeros: the table is mapped zeroed, freed threads zeroed again. This
+ * one in the one table (w->table, known to be there). */
+HOT struct tstate *tstate_in(struct tstate *table, int32_t tid)
 {
 	struct tstate *t;
 
 	if ((uint32_t)tid - 1 >= TID_MAX - 1)
 		return NULL;
-	if (__builtin_expect(!w->table, 0))
-		return trig_watch_paged(w, tid);
-	t = &w->table[tid];
+	t = &table[tid];
 	__builtin_prefetch(t, 1);
 	return t;
+}
+
+/* tstate_in the one table (w->table), or in the paged table. */
+HOT struct tstate *tstate_of(struct trig_watch *w, int32_t tid)
+{
+	if (__builtin_expect(!w->table, 0))
+		return (uint32_t)tid - 1 >= TID_MAX - 1
+			       ? NULL
+			       : trig_watch_paged(w, tid);
+	return tstate_in(w->table, tid);
 }
 
 /* Locks tid's stripe with `locked`. */
@@ -253,14 +262,17 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 	uint8_t st = out_state(r->prev_state);
 
 	hold(w, r->prev_pid, locked);
-	rq_leave(w, t, locked); /* it ran: counted on no queue */
 	if (__builtin_expect(ts >= t->in && t->wake <= ts, 1)) {
 		t->out = ts;
 		t->out_st = st;
-		if (st == 'R')
+		/* it ran: counted on no queue, or on this CPU's if preempted */
+		if (st == 'R' && w->runqueue && cpu < w->ncpus)
 			runnable(w, t, r->prev_pid, (int32_t)cpu, ts,
 				 r->prev_comm, locked);
+		else
+			rq_leave(w, t, locked);
 	} else {
+		rq_leave(w, t, locked);
 		trig_watch_slow_out(w, t, r->prev_pid, cpu, ts, st,
 				    r->prev_comm);
 	}
