@@ -17,9 +17,16 @@
 # runs do not share their conditions, but free of what two readers side
 # by side do to each other (caches, CPU, the second one's BPF programs).
 #
+# Each recorder runs as an always-on agent does, its buffer (-b BUFFER,
+# default 4M) wrapping: a warm-up run of the workload fills it before the
+# measured one. Without it the measured run was the one that first
+# touched the buffer's pages, and what the kernel did for those (huge
+# pages or not) differed from recorder to recorder by up to a tenth of
+# the reader's CPU.
+#
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
 # main's build before triggers). Environment: OUT (build folder), BTR_BIN,
-# MODE (side, the default, or alone), ROUNDS (default 8), PIPE_LOOPS
+# MODE (side, the default, or alone), ROUNDS (default 8), BUFFER, PIPE_LOOPS
 # (default 500000), HACKBENCH_ARGS (default -g 4 -l 5000: with -l 1000 a
 # run was some 110K events, 15 ms of the reader's CPU, and what a round
 # costs besides its events (the processes hackbench starts, the triggers
@@ -57,6 +64,7 @@ fi
 # the measured window (what a snapshot costs is the SIGUSR1 path's, not a
 # cost per event), the fired ones are counted.
 read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
+BUFFER=${BUFFER:-4M}
 TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue>8'
 	--trigger-delay 60s)
 
@@ -82,7 +90,7 @@ start_rec() {
 	local kind=$1 bin=$BIN args=() _ pid=
 	[ "$kind" = base ] && bin=$BASE
 	[ "$kind" = triggers ] && args=("${TRIGGERS[@]}")
-	"$bin" "${args[@]}" -o "$WORK/$kind.pb" >"$WORK/$kind.log" 2>&1 &
+	"$bin" "${args[@]}" -b "$BUFFER" -o "$WORK/$kind.pb" >"$WORK/$kind.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do
 		grep -Eq '^CapEff:[[:space:]]+00000000000[08]000[01]$' /proc/"$pid"/status 2>/dev/null && break
@@ -121,6 +129,7 @@ run_alone() {
 	local kind=$1 w=$2 p c0 c1
 	start_rec "$kind"
 	p=$REC_PID
+	workload "$w" # the warm-up: the buffer filled
 	c0=$(proc_cpu "$p")
 	workload "$w"
 	sleep 0.3 # a few drain periods: the rings read
@@ -164,6 +173,7 @@ run_round() {
 		start_rec base
 		b=$REC_PID
 	fi
+	workload "$w" # the warm-up: the buffers filled
 	cb0=$(proc_cpu "$b")
 	ct0=$(proc_cpu "$t")
 	workload "$w"

@@ -47,6 +47,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	}
 	w->min_off = w->min_latency < w->min_blocked ? w->min_latency
 						      : w->min_blocked;
+	w->rq_cpus = w->runqueue ? ncpus : 0;
 	for (i = 0; i < STRIPES; i++)
 		pthread_mutex_init(&w->stripes[i].lock, NULL);
 	pthread_mutex_init(&w->qlock, NULL);

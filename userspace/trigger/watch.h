@@ -80,14 +80,13 @@ trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 		  size_t len, int (*enc)(void *, const void *, size_t),
 		  void *ctx)
 {
+	uint16_t type = ((const struct btr_hdr *)rec)->type;
 	struct trig_pre p;
 	int e;
 
-	switch (((const struct btr_hdr *)rec)->type) {
-	case BTR_REC_SWITCH:
-	case BTR_REC_SWITCH_BLOCKED:
-		if (len < sizeof(struct btr_switch))
-			break;
+	/* the most common first: a switch, then a waking */
+	if ((type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) &&
+	    len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p);
 		e = enc(ctx, rec, len);
 		if (e)
@@ -97,10 +96,10 @@ trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 		else
 			on_switch(w, cpu, rec, &p, false);
 		return 0;
-	case BTR_REC_WAKING:
-	case BTR_REC_WAKEUP_NEW:
-		if (len < sizeof(struct btr_wakeup))
-			break;
+	}
+	if ((uint16_t)(type - BTR_REC_WAKING) <= BTR_REC_WAKEUP_NEW -
+							  BTR_REC_WAKING &&
+	    len >= sizeof(struct btr_wakeup)) {
 		p.t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
 		e = enc(ctx, rec, len);
 		if (e || !p.t[0])
@@ -110,17 +109,14 @@ trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 		else
 			on_waking(w, cpu, rec, p.t[0], false);
 		return 0;
-	case BTR_REC_FREE:
-		if (len < sizeof(struct btr_exit))
-			break;
+	}
+	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
 		e = enc(ctx, rec, len);
 		if (!e && p.t[0])
 			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
 					 p.t[0]);
 		return e;
-	default:
-		break;
 	}
 	return enc(ctx, rec, len);
 }

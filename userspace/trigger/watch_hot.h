@@ -61,6 +61,7 @@ struct trig_watch {
 	uint32_t nspecs, ncpus;
 	bool locked;
 	bool blocked, runqueue; /* some spec of each kind */
+	uint32_t rq_cpus; /* with a runqueue spec, ncpus; else 0 */
 	uint64_t min_latency, min_blocked; /* the smallest thresholds */
 	/* the smaller of the two: an off-CPU episode shorter than that (from
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
@@ -213,7 +214,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 /* prev_state as the watch tells it apart. */
 HOT uint8_t out_state(int64_t st)
 {
-	if (st == 0 || st == STATE_PREEMPTED)
+	if (!(st & ~(int64_t)STATE_PREEMPTED)) /* 0, or preempted */
 		return 'R';
 	return st == STATE_S ? 'S' : st == STATE_D ? 'D' : 0;
 }
@@ -222,7 +223,7 @@ HOT uint8_t out_state(int64_t st)
 HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 		  int32_t qcpu, uint64_t ts, const char *comm, bool locked)
 {
-	if (w->runqueue && (uint32_t)qcpu < w->ncpus) {
+	if ((uint32_t)qcpu < w->rq_cpus) {
 		rq_leave(w, t, locked);
 		t->rq_cpu1 = qcpu + 1;
 		rq_gain(w, qcpu, tid, ts, comm, locked);
@@ -266,7 +267,7 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 		t->out = ts;
 		t->out_st = st;
 		/* it ran: counted on no queue, or on this CPU's if preempted */
-		if (st == 'R' && w->runqueue && cpu < w->ncpus)
+		if (st == 'R' && cpu < w->rq_cpus)
 			runnable(w, t, r->prev_pid, (int32_t)cpu, ts,
 				 r->prev_comm, locked);
 		else
@@ -289,8 +290,9 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	rq_leave(w, t, locked);
 	if (ts > prev_in)
 		t->in = ts;
-	if (__builtin_expect(t->out >= prev_in && t->out && ts >= t->out, 1)) {
-		/* its switch-out read before */
+	if (__builtin_expect(t->out > prev_in && ts >= t->out, 1)) {
+		/* its switch-out read before (out > prev_in: a thread never
+		 * seen has both 0; equal ones go the careful way) */
 		if (__builtin_expect(ts - t->out >= w->min_off, 0))
 			trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
 					   r->next_comm);
