@@ -18,7 +18,7 @@
 # by side do to each other (caches, CPU, the second one's BPF programs).
 #
 # Each recorder runs as an always-on agent does, its buffer (-b BUFFER,
-# default 4M) wrapping: a warm-up run of the workload fills it before the
+# default 2M) wrapping: a warm-up run of the workload fills it before the
 # measured one. Without it the measured run was the one that first
 # touched the buffer's pages, and what the kernel did for those (huge
 # pages or not) differed from recorder to recorder by up to a tenth of
@@ -31,7 +31,7 @@
 # run was some 110K events, 15 ms of the reader's CPU, and what a round
 # costs besides its events (the processes hackbench starts, the triggers
 # that fire) made its ratios range from 0.8 to 1.75 on a 2-CPU machine),
-# QUICK=1 (2 rounds, smaller loads).
+# QUICK=1 (2 rounds, smaller loads: hackbench's may not fill the buffer).
 # Prints a line a round, then one JSON line: per workload the geometric
 # mean of the per-round ratios (triggers / baseline) of CPU ns per event
 # over rounds that alternate which recorder starts first (an even ROUNDS
@@ -64,7 +64,7 @@ fi
 # the measured window (what a snapshot costs is the SIGUSR1 path's, not a
 # cost per event), the fired ones are counted.
 read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
-BUFFER=${BUFFER:-4M}
+BUFFER=${BUFFER:-2M}
 TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue>8'
 	--trigger-delay 60s)
 

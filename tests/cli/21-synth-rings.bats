@@ -131,3 +131,13 @@ check_readers() {
 	[ "$(kv read)" = "$(kv written)" ]
 	[ "$(kv order_errors)" = 0 ]
 }
+
+@test "two and three rings read in time order (the merge's two-ring turns, and the heap handing over to them): every record once, in time order" {
+	for n in 2 3; do
+		synth merge -n "$n" -k 20
+		[ "$(kv rings)" = "$n" ]
+		[ "$(kv read)" -gt 50000 ]
+		[ "$(kv read)" = "$(kv written)" ]
+		[ "$(kv order_errors)" = 0 ]
+	done
+}

@@ -60,13 +60,6 @@ static int count_write(struct packet_sink *s, uint32_t seq_id,
 	return 0;
 }
 
-/* A record into a CPU's bundle encoder, as the watch calls it (and the
- * recorder's reader). */
-static inline int encode(void *enc, const void *rec, size_t len)
-{
-	return bundle_enc_add(enc, rec, len);
-}
-
 static double clock_s(clockid_t id)
 {
 	struct timespec ts;
@@ -229,7 +222,8 @@ int main(int argc, char **argv)
 				if (x->h->type == BTR_REC_CLOCK)
 					continue;
 				if (watch ? trig_watch_around(watch, x->cpu, x->h,
-							      x->len, encode,
+							      x->len,
+							      bundle_enc_add_cb,
 							      enc[x->cpu])
 					  : bundle_enc_add(enc[x->cpu], x->h,
 							   x->len))

@@ -1,6 +1,7 @@
 /* Unit tests of triggers: the specs (trigger/spec.c), the conditions on
  * records fed in either order of the rings (trigger/watch.c), the rate
  * limit and the snapshots' disk budget (trigger/limit.c). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -235,6 +236,59 @@ static void test_preempt_and_comm(void)
 	trig_watch_free(wt);
 }
 
+/* An encoder for trig_watch_around that counts its calls and refuses the
+ * record when *ctx's refuse is set. */
+struct enc_probe {
+	int calls, refuse;
+};
+
+static int probe_enc(void *ctx, const void *rec, size_t len)
+{
+	struct enc_probe *p = ctx;
+
+	(void)rec;
+	(void)len;
+	p->calls++;
+	return p->refuse ? -EINVAL : 0;
+}
+
+/* trig_watch_around: every record goes to the encoder, a record it
+ * refuses is not watched (its error returned), nor is one too short for
+ * its type; the one after them is. */
+static void test_around(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[2];
+	struct enc_probe p = { 0, 0 };
+	struct btr_switch out = sw(10 * MS, 7, 1, 0), in = sw(60 * MS, 0, 0, 7);
+	struct btr_wakeup w = wk(20 * MS, 7, 0);
+
+	trig_spec_parse("latency>20ms", &s, err, sizeof(err));
+	wt = trig_watch_new(&s, 1, 1, false);
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &out, sizeof(out), probe_enc, &p), 0);
+	/* the waking refused by the encoder: the watch never saw it */
+	p.refuse = 1;
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w), probe_enc, &p),
+		     -EINVAL);
+	p.refuse = 0;
+	/* cut short: encoded (the encoder judges it), not watched */
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w) - 1, probe_enc, &p),
+		     0);
+	/* the switch-in finds no waking read: had either been watched, its
+	 * 40 ms wait would be a hit now; the episode is kept instead */
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &in, sizeof(in), probe_enc, &p), 0);
+	CHECK_EQ_I64(p.calls, 4);
+	CHECK_EQ_I64(take(wt, h, 2), 0);
+	/* the waking read late pairs it */
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w), probe_enc, &p), 0);
+	CHECK_EQ_I64(p.calls, 5);
+	CHECK_EQ_I64(take(wt, h, 2), 1);
+	CHECK(h[0].start == 20 * MS && h[0].end == 60 * MS);
+	trig_watch_free(wt);
+}
+
 /* Threads queued on one CPU: the spec fires once when passed, again only
  * after the queue went back under it. */
 static void test_runqueue(void)
@@ -431,6 +485,7 @@ int main(void)
 	RUN(test_stale_waking);
 	RUN(test_long_then_short);
 	RUN(test_preempt_and_comm);
+	RUN(test_around);
 	RUN(test_runqueue);
 	RUN(test_mute);
 	RUN(test_sweep);

@@ -69,6 +69,13 @@ void bundle_enc_set_symbolizer(struct bundle_enc *b, bundle_symbolize_fn fn,
 int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
 		   size_t len);
 
+/* bundle_enc_add with untyped arguments, for a caller that takes an
+ * encoding callback (trig_watch_around). */
+static inline int bundle_enc_add_cb(void *b, const void *rec, size_t len)
+{
+	return bundle_enc_add(b, rec, len);
+}
+
 /* Accounts `lost` records that did not reach this encoder, e.g. the `lost`
  * of a clock record handled elsewhere: the next bundle gets lost_events. */
 int bundle_enc_note_lost(struct bundle_enc *b, uint32_t lost);

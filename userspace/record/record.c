@@ -198,12 +198,6 @@ static void note_known_proc(void *ctx, int32_t tgid, uint64_t ts)
 		capture_note_known_proc(r->cap, tgid, ts);
 }
 
-/* A record into its CPU's bundle encoder (enc), as the watch calls it. */
-static inline int encode(void *enc, const void *rec, size_t len)
-{
-	return bundle_enc_add(enc, rec, len);
-}
-
 static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 {
 	struct reader_ctx *rc = ctx;
@@ -238,7 +232,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 		return e;
 	}
 	if (r->watch)
-		e = trig_watch_around(r->watch, cpu, h, len, encode, r->enc[cpu]);
+		e = trig_watch_around(r->watch, cpu, h, len, bundle_enc_add_cb,
+				      r->enc[cpu]);
 	else
 		e = bundle_enc_add(r->enc[cpu], h, len);
 	if (e)
