@@ -26,7 +26,8 @@
 #
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
 # main's build before triggers). Environment: OUT (build folder), BTR_BIN,
-# MODE (side, the default, or alone), ROUNDS (default 8), BUFFER, PIPE_LOOPS
+# MODE (side, the default, or alone), ROUNDS (default 8), WORKLOADS (default
+# "pipe hackbench"), BUFFER, PIPE_LOOPS
 # (default 500000), HACKBENCH_ARGS (default -g 4 -l 5000: with -l 1000 a
 # run was some 110K events, 15 ms of the reader's CPU, and what a round
 # costs besides its events (the processes hackbench starts, the triggers
@@ -65,6 +66,7 @@ fi
 # cost per event), the fired ones are counted.
 read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
 BUFFER=${BUFFER:-2M}
+WORKLOADS=${WORKLOADS:-pipe hackbench}
 TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue>8'
 	--trigger-delay 60s)
 
@@ -190,7 +192,8 @@ run_round() {
 }
 
 results=()
-for w in pipe hackbench; do
+for w in $WORKLOADS; do
+	case $w in pipe | hackbench) ;; *) die "WORKLOADS: pipe or hackbench, not $w" ;; esac
 	for ((r = 1; r <= ROUNDS; r++)); do
 		first=base
 		((r % 2)) || first=triggers

@@ -11,8 +11,10 @@
  * With -w, each record also goes through the trigger watch of the SPECs
  * (userspace/trigger/watch.h) as the recorder's reader does with one
  * reader: its thread state prefetched before encoding, the record watched
- * after; queued hits are taken at each flush. Run it with and without -w
- * to see what the conditions cost per record.
+ * after; queued hits are taken at each flush, and each one's spec is then
+ * muted for good, as the recorder mutes a spec whose action is due (what
+ * later hits cost is a count). Run it with and without -w to see what the
+ * conditions cost per record.
  *
  * Each repeat replays the file (timestamps shifted so they keep growing)
  * until it has taken SECONDS of CPU time (default 0.5); prints one line per
@@ -73,6 +75,18 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The hits taken: each one's spec muted from then on (the recorder
+ * mutes a spec while its action is due). Returns n. */
+static uint64_t mute_hits(struct trig_watch *w, const struct trig_hit *h,
+			  size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		trig_watch_mute(w, h[i].spec, UINT64_MAX, false);
+	return n;
 }
 
 /* Reads the whole file and indexes its records. */
@@ -232,7 +246,8 @@ int main(int argc, char **argv)
 					while (watch &&
 					       (e = (int)trig_watch_take(watch, hits, 64,
 									 &overflow)))
-						nhits += (uint64_t)e;
+						nhits += mute_hits(watch, hits,
+								   (size_t)e);
 					for (cpu = 0; cpu < ncpus; cpu++)
 						bundle_enc_flush(enc[cpu]);
 					if (central_under_pressure(

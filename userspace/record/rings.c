@@ -326,35 +326,42 @@ static bool ring_peek(struct ring *r, uint64_t *ts)
 	return ring_head(r, &cons, &body, ts) != NULL;
 }
 
-/* A ring's next record in a merged drain, its header read: the time, the
- * record (NULL: to read) and its length. */
-struct ring_next {
-	uint64_t ts;
+/* A ring in a merged drain: where it is read to, and its next record
+ * (NULL: none to give now), its header read. */
+struct cursor {
+	struct ring *r;
+	unsigned long cons;
 	const uint8_t *rec;
-	uint32_t body;
+	uint32_t body, idx;
+	uint64_t ts;
 };
 
-/* Hands out ring idx's records in a row while their times are at most
- * `until` (the first one is, by the caller's heap), from at's record
- * (read already) or, with none in at, the ring's head: one read of each
- * header, as drain_ring. true when it stopped on a later record, which
- * is then in *at; false when the ring has none to give now.
+/* Ring idx from its consumer position. */
+static void cursor_open(struct rings *rs, struct cursor *c, uint32_t idx)
+{
+	c->r = &rs->r[idx];
+	c->idx = idx;
+	c->cons = *c->r->consumer; /* its drainer's own */
+	c->rec = ring_head(c->r, &c->cons, &c->body, &c->ts);
+}
+
+/* Hands out c's records in a row, from its next one (the oldest, by the
+ * caller), while their times are at most `until`: one read of each
+ * header, as drain_ring. true when it stopped on a later record, then
+ * c's next; false when the ring has none to give now.
  * Inlined: in a busy merge the rings take turns every few records, so
  * what a turn costs besides its records counts as much as they do. */
 static inline __attribute__((always_inline)) bool
-ring_run(struct rings *rs, uint32_t idx, uint64_t until, struct ring_next *at,
-	 rings_record_fn fn, void *ctx, int *err, int *total)
+ring_run(struct cursor *c, uint64_t until, rings_record_fn fn, void *ctx,
+	 int *err, int *total)
 {
-	struct ring *r = &rs->r[idx];
-	unsigned long cons = *r->consumer;
-	const uint8_t *rec = at->rec;
-	uint32_t body = at->body;
-	uint64_t ts;
+	struct ring *r = c->r;
+	unsigned long cons = c->cons;
+	const uint8_t *rec = c->rec;
+	uint32_t body = c->body, idx = c->idx;
+	uint64_t ts = 0;
 	int n = 0;
-	bool later = false;
 
-	if (!rec)
-		rec = ring_head(r, &cons, &body, &ts);
 	while (rec) {
 		int e = fn(ctx, idx, rec, body);
 
@@ -364,14 +371,38 @@ ring_run(struct rings *rs, uint32_t idx, uint64_t until, struct ring_next *at,
 		cons += rec_span(body);
 		__atomic_store_n(r->consumer, cons, __ATOMIC_RELEASE);
 		rec = ring_head(r, &cons, &body, &ts);
-		if (rec && ts > until) {
-			*at = (struct ring_next){ ts, rec, body };
-			later = true;
+		if (rec && ts > until)
 			break;
-		}
 	}
+	*c = (struct cursor){ r, cons, rec, body, idx, ts };
 	*total += n;
-	return later;
+	return rec != NULL;
+}
+
+/* Two rings with records (a small machine, or what is left of more):
+ * the one whose next record is older hands its records out until one is
+ * later than the other's next, whose turn it then is; a turn is a swap
+ * of cursors (under hackbench the turns come every few records). Stops
+ * when a ring has nothing more to give now: the other one's index in
+ * *rest, its next record not consumed. */
+static void merge_two(struct rings *rs, uint32_t i0, uint32_t i1,
+		      rings_record_fn fn, void *ctx, int *err, int *total,
+		      uint32_t *rest)
+{
+	struct cursor c[2], *x = &c[0], *y = &c[1], *t;
+
+	cursor_open(rs, &c[0], i0);
+	cursor_open(rs, &c[1], i1);
+	if (!x->rec || (y->rec && y->ts < x->ts)) {
+		x = &c[1];
+		y = &c[0];
+	}
+	while (y->rec && ring_run(x, y->ts, fn, ctx, err, total)) {
+		t = x;
+		x = y;
+		y = t;
+	}
+	*rest = x->rec ? x->idx : y->idx;
 }
 
 int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
@@ -380,6 +411,7 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 	uint32_t i, k = 0;
 	int total = 0, e = 0;
 	uint64_t ts;
+
 	for (i = 0; i < n; i++) {
 		struct ring *r;
 
@@ -393,34 +425,22 @@ int rings_drain_merged(struct rings *rs, const uint32_t *idx, uint32_t n,
 	}
 	keyheap_make(h, k);
 	while (k > 2) {
-		struct ring_next at = { 0 };
+		struct cursor c;
 		uint64_t until = h[1].key < h[2].key ? h[1].key : h[2].key;
 
 		/* the oldest ring's records up to the next ring's head go in
 		 * a row: rings mostly take turns in long stretches */
-		if (ring_run(rs, h[0].idx, until, &at, fn, ctx, &e, &total))
-			h[0].key = at.ts;
+		cursor_open(rs, &c, h[0].idx);
+		if (ring_run(&c, until, fn, ctx, &e, &total))
+			h[0].key = c.ts;
 		else
 			h[0] = h[--k];
 		keyheap_sift(h, k, 0);
 	}
-	/* two rings (a small machine, or what is left of more): the one
-	 * that stops on a record later than the other's head hands the turn
-	 * over, the record it stopped on kept for its next turn; no heap */
-	if (k == 2) {
-		struct ring_next at[2] = { { h[0].key, NULL, 0 },
-					   { h[1].key, NULL, 0 } };
-		uint32_t ring[2] = { h[0].idx, h[1].idx }, a = 0;
-
-		if (at[1].ts < at[0].ts)
-			a = 1;
-		while (ring_run(rs, ring[a], at[!a].ts, &at[a], fn, ctx, &e,
-				&total))
-			a = !a;
-		h[0].idx = ring[!a];
-		k = 1;
-	}
-	if (k == 1) /* the last ring with records: as it is */
+	if (k == 2) /* no heap: the two take turns, then one is left */
+		merge_two(rs, h[0].idx, h[1].idx, fn, ctx, &e, &total,
+			  &h[0].idx);
+	if (k) /* the last ring with records: as it is */
 		total += drain_ring(rs, h[0].idx, fn, ctx, &e);
 	return e ? e : total;
 }

@@ -56,37 +56,40 @@ struct stripe {
 	_Alignas(64) pthread_mutex_t lock;
 };
 
+/* Per CPU: the threads waiting on its queue, and the range of counts
+ * (lo, hi] in which no runqueue spec changes: a gain past hi fires one, a
+ * gain from lo or under re-arms the specs it went under (or the count had
+ * gone under 0: a thread counted before its CPU was known). Losses are
+ * only counted: nothing fires on one, and the re-arming waits for the
+ * next gain. Atomic with reader threads. */
+struct rq {
+	int32_t n, lo, hi, pad;
+};
+
 struct trig_watch {
-	const struct trig_spec *specs;
-	uint32_t nspecs, ncpus;
-	bool locked;
-	bool blocked, runqueue; /* some spec of each kind */
-	uint32_t rq_cpus; /* with a runqueue spec, ncpus; else 0 */
-	uint64_t min_latency, min_blocked; /* the smallest thresholds */
-	/* the smaller of the two: an off-CPU episode shorter than that (from
-	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
-	uint64_t min_off;
-	struct stripe stripes[STRIPES];
+	/* what the handling of every record reads, in one cache line */
 	/* thread state by tid, no hashing on the readers' path: one table
 	 * of address space alone (MAP_NORESERVE), of which only the parts
 	 * that threads were seen in take memory; or, where the kernel will
 	 * not give that much address space uncommitted (strict overcommit),
 	 * NULL and pages of the table mapped when a tid of theirs is first
 	 * seen (a look-up more) */
-	struct tstate *table;
+	_Alignas(64) struct tstate *table;
+	struct rq *rq;  /* per CPU, below */
+	uint64_t min_latency, min_blocked; /* the smallest thresholds */
+	/* the smaller of the two: an off-CPU episode shorter than that (from
+	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
+	uint64_t min_off;
+	uint32_t rq_cpus; /* with a runqueue spec, ncpus; else 0 */
+	bool locked;
+	bool blocked, runqueue; /* some spec of each kind */
+	const struct trig_spec *specs;
+	uint32_t nspecs, ncpus;
+	struct stripe stripes[STRIPES];
 	struct tstate *pages[TID_MAX >> PAGE_SHIFT];
 	size_t sweep_at; /* the next page trig_watch_sweep looks at */
 	pthread_mutex_t page_lock;
 	uint64_t min_runqueue;
-	/* per CPU: the threads waiting on its queue, and the range of counts
-	 * (lo, hi] in which no runqueue spec changes: a gain past hi fires
-	 * one, a gain from lo or under re-arms the specs it went under (or
-	 * the count had gone under 0: a thread counted before its CPU was
-	 * known). Losses are only counted: nothing fires on one, and the
-	 * re-arming waits for the next gain. Atomic with reader threads. */
-	struct rq {
-		int32_t n, lo, hi, pad;
-	} *rq;
 	uint8_t *rq_over; /* per CPU and runqueue spec: above it (atomic) */
 	/* per spec: its hits that end before mute_until are not queued but
 	 * counted (the main thread's doing: an action already holds the
@@ -218,7 +221,6 @@ HOT uint8_t out_state(int64_t st)
 		return 'R';
 	return st == STATE_S ? 'S' : st == STATE_D ? 'D' : 0;
 }
-
 /* The thread was woken or preempted onto the queue of CPU qcpu. */
 HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 		  int32_t qcpu, uint64_t ts, const char *comm, bool locked)
@@ -290,16 +292,12 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	rq_leave(w, t, locked);
 	if (ts > prev_in)
 		t->in = ts;
-	if (__builtin_expect(t->out > prev_in && ts >= t->out, 1)) {
-		/* its switch-out read before (out > prev_in: a thread never
-		 * seen has both 0; equal ones go the careful way) */
-		if (__builtin_expect(ts - t->out >= w->min_off, 0))
-			trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
-					   r->next_comm);
-	} else {
+	/* its switch-out read before (out > prev_in: a thread never seen
+	 * has both 0; equal ones go the careful way), at most min_off ago
+	 * (one compare: a switch-out later than ts wraps round to more) */
+	if (__builtin_expect(ts - t->out >= w->min_off || t->out <= prev_in, 0))
 		trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
 				   r->next_comm);
-	}
 	release(w, r->next_pid, locked);
 }
 
