@@ -141,3 +141,22 @@ check_readers() {
 		[ "$(kv order_errors)" = 0 ]
 	done
 }
+
+@test "records the BPF side discarded are stepped over: the others once, in order, conserved; in time order across rings too" {
+	# every third record reserved is discarded (bpf_ringbuf_discard):
+	# read by no one, counted apart, the ring's space given back
+	synth check -n 4 -k 20 -d 3
+	[ "$(kv discarded)" -gt 10000 ]
+	[ "$(kv read)" = "$(kv written)" ]
+	[ "$(kv order_errors)" = 0 ]
+	[ "$(kv rings_unbalanced)" = 0 ]
+	synth check -n 4 -k 20 -t 2 -d 5
+	[ "$(kv discarded)" -gt 10000 ]
+	[ "$(kv order_errors)" = 0 ]
+	for n in 2 3; do
+		synth merge -n "$n" -k 20 -d 3
+		[ "$(kv discarded)" -gt 10000 ]
+		[ "$(kv read)" = "$(kv written)" ]
+		[ "$(kv order_errors)" = 0 ]
+	done
+}

@@ -6,7 +6,11 @@
  * Each record carries its sequence number in its timestamp (or, when
  * asked, times from a given start by a given step) and, like the
  * recorder's programs, the number of records of its ring lost before it;
- * per ring the program counts records written and dropped. */
+ * per ring the program counts records written and dropped. With
+ * discard_every set (before load), every such record reserved is
+ * discarded instead of submitted, as a program that gives a record up
+ * does: the reader must step over it; the next record written carries
+ * the count of those since the last one in next_prio (120 + n). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -23,7 +27,11 @@ struct synth_count {
 	__u64 written;
 	__u64 dropped;
 	__u64 pending; /* dropped since the last record written */
+	__u64 discarded;
+	__u64 pending_discarded; /* discarded since the last one written */
 };
+
+const volatile __u32 discard_every = 0; /* 0: none */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -50,6 +58,12 @@ static long write_one(__u64 i, struct loop_ctx *l)
 		c->pending++;
 		return 0;
 	}
+	if (discard_every && seq % discard_every == discard_every - 1) {
+		bpf_ringbuf_discard(s, BPF_RB_NO_WAKEUP);
+		c->discarded++;
+		c->pending_discarded++;
+		return 0;
+	}
 	__builtin_memset(s, 0, sizeof(*s));
 	s->h.ts = l->ts ? l->ts + i * l->step : 1000000000ull + seq * 1000;
 	s->h.lost = (__u32)c->pending;
@@ -57,11 +71,13 @@ static long write_one(__u64 i, struct loop_ctx *l)
 	s->h.pid = 1000 + (int)((seq + 1) & 1);
 	s->prev_pid = 1000 + (int)((seq + 1) & 1);
 	s->next_pid = 1000 + (int)(seq & 1);
-	s->prev_prio = s->next_prio = 120;
+	s->prev_prio = 120;
+	s->next_prio = 120 + (int)c->pending_discarded;
 	s->prev_state = 1;
 	__builtin_memcpy(s->prev_comm, "synth", 6);
 	__builtin_memcpy(s->next_comm, "synth", 6);
 	c->pending = 0;
+	c->pending_discarded = 0;
 	c->written++;
 	bpf_ringbuf_submit(s, BPF_RB_NO_WAKEUP);
 	return 0;

@@ -6,7 +6,11 @@
  * root.
  *
  *   synth_rings MODE -n RINGS [-r RING_SIZE] [-k ROUNDS] [-m MEMORY]
- *               [-t READERS]
+ *               [-t READERS] [-d DISCARD_EVERY]
+ *
+ * With -d N the BPF side discards every Nth record it reserved instead
+ * of submitting it (bpf_ringbuf_discard): the readers must step over
+ * those, and the checks count them apart (discarded=).
  *
  * With -t N (N > 1) the rings are drained by N reader threads
  * (record/readers.c, the recorder's), ring i by reader i mod N, each
@@ -57,6 +61,7 @@
 
 struct synth_count {
 	uint64_t seq, written, dropped, pending;
+	uint64_t discarded, pending_discarded;
 };
 
 struct synth;
@@ -86,6 +91,7 @@ struct synth {
 	struct central *buf;
 	int encode; /* atomic: the readers look at it */
 	int drain_ms; /* of the reader threads */
+	uint32_t discard_every; /* -d: the BPF side discards every so many */
 };
 
 static double now_ns(void)
@@ -115,8 +121,12 @@ static int on_record(void *ctx, uint32_t ring, const void *rec, size_t len)
 	struct synth *s = r->s;
 	const struct btr_hdr *h = rec;
 	uint64_t seq = (h->ts - TS_BASE) / 1000;
+	/* the records discarded before it, stepped over (synth.bpf.c) */
+	uint64_t discarded = len >= sizeof(struct btr_switch)
+				     ? (uint64_t)(((const struct btr_switch *)rec)->next_prio - 120)
+				     : 0;
 
-	if (seq != s->next[ring].v + h->lost)
+	if (seq != s->next[ring].v + h->lost + discarded)
 		bump(&r->order_errors, 1);
 	s->next[ring].v = seq + 1;
 	bump(&r->read, 1);
@@ -289,6 +299,8 @@ static int setup(struct synth *s, uint64_t memory, uint64_t ring_size)
 			return -ENOMEM;
 	}
 	s->skel = synth_bpf__open();
+	if (s->skel)
+		s->skel->rodata->discard_every = s->discard_every;
 	if (!s->skel)
 		return -errno;
 	if (bpf_map__set_max_entries(s->skel->maps.rings, s->n) ||
@@ -329,8 +341,10 @@ static int read_counts(struct synth *s, struct synth_count *tot, uint64_t *bad)
 		tot->written += c.written;
 		tot->dropped += c.dropped;
 		tot->pending += c.pending;
-		/* per ring: what was read, and the losses after it */
-		if (s->next[i].v + c.pending != c.seq)
+		tot->discarded += c.discarded;
+		/* per ring: what was read, and the losses and discards after
+		 * it */
+		if (s->next[i].v + c.pending + c.pending_discarded != c.seq)
 			(*bad)++;
 	}
 	return 0;
@@ -379,18 +393,18 @@ static int mode_check(struct synth *s, uint32_t rounds)
 	    (e = read_counts(s, &t, &bad)))
 		return e;
 	printf("readers=%u rings=%u ring_size=%llu attempted=%llu written=%llu read=%llu "
-	       "dropped=%llu lost_carried=%llu lost_pending=%llu "
+	       "dropped=%llu discarded=%llu lost_carried=%llu lost_pending=%llu "
 	       "order_errors=%llu rings_unbalanced=%llu budget_kib=%llu "
 	       "pss_kib=%ld\n", s->nreaders, s->n,
 	       (unsigned long long)s->sizes[0], (unsigned long long)t.seq,
 	       (unsigned long long)t.written, (unsigned long long)s->read,
-	       (unsigned long long)t.dropped,
+	       (unsigned long long)t.dropped, (unsigned long long)t.discarded,
 	       (unsigned long long)s->lost_carried,
 	       (unsigned long long)t.pending,
 	       (unsigned long long)s->order_errors, (unsigned long long)bad,
 	       (unsigned long long)(s->b.memory >> 10),
 	       status_kib("/proc/self/smaps_rollup", "Pss"));
-	return t.seq == s->read + t.dropped && t.written == s->read &&
+	return t.seq == s->read + t.dropped + t.discarded && t.written == s->read &&
 	       t.dropped == s->lost_carried + t.pending && !s->order_errors &&
 	       !bad ? 0 : 1;
 }
@@ -461,9 +475,10 @@ static int mode_merge(struct synth *s, uint32_t rounds)
 	free(heap);
 	if (e || (e = read_counts(s, &t, &bad)))
 		return e;
-	printf("rings=%u written=%llu dropped=%llu read=%llu order_errors=%llu\n",
+	printf("rings=%u written=%llu dropped=%llu discarded=%llu read=%llu order_errors=%llu\n",
 	       s->n, (unsigned long long)t.written,
-	       (unsigned long long)t.dropped, (unsigned long long)m.read,
+	       (unsigned long long)t.dropped, (unsigned long long)t.discarded,
+	       (unsigned long long)m.read,
 	       (unsigned long long)m.order_errors);
 	return t.written == m.read && !m.order_errors && m.read ? 0 : 1;
 }
@@ -633,7 +648,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: synth_rings check|rate|idle|memory|merge -n RINGS "
 			"[-r RING_SIZE] [-k ROUNDS] [-m MEMORY] [-t READERS "
-			"(check, rate)]\n");
+			"(check, rate)] [-d DISCARD_EVERY]\n");
 	return 64;
 }
 
@@ -651,8 +666,9 @@ int main(int argc, char **argv)
 	mode = argv[1];
 	optind = 2;
 	s.nreaders = 1;
-	while ((opt = getopt(argc, argv, "n:r:k:m:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:k:m:t:d:")) != -1) {
 		switch (opt) {
+		case 'd': s.discard_every = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'n': s.n = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'r': ring_size = strtoull(optarg, NULL, 10); break;
 		case 'k': rounds = (uint32_t)strtoul(optarg, NULL, 10); break;
