@@ -415,7 +415,12 @@ fp_reader() {
 	# the workload runs from a tmpfs mounted in its own mount namespace
 	# only (on a private bind of $d, so that it does not propagate back,
 	# whatever the propagation of the mounts here; "/" itself may be no
-	# mount point, as in a chroot): from the recorder's, $d is empty
+	# mount point, as in a chroot): from the recorder's, $d is empty.
+	# Its file can be read only through the process while it lives, as
+	# a container's long-running process lets the recorder do: it stays
+	# a second after its work (under emulation a drain pass came later
+	# than 150 ms after the last stack, and the frames went unnamed)
+	FPSTACKS_LINGER_MS=1000 \
 	"$BTR" --callstacks -o "$TMP/ns.pb" -- unshare -m --propagation unchanged sh -c \
 		"mount --bind '$d' '$d' && mount --make-private '$d' && mount -t tmpfs none '$d' &&
 		 cp '$TOOLS/fpstacks' '$d/' && exec '$d/fpstacks' $ROUNDS" \

@@ -7,8 +7,9 @@
  * walk from the system call finds inner_fn, middle_fn, outer_fn and
  * reader_main in that order. Each round the main thread waits until the
  * reader sleeps (its state in /proc) before it writes, so that every
- * round blocks. It stays alive 150 ms after the work, so that the
- * recorder can still read its maps. Prints, after the work is done:
+ * round blocks. It stays alive 150 ms after the work (FPSTACKS_LINGER_MS
+ * if set), so that the recorder can still read its maps. Prints, after
+ * the work is done:
  *   fpstacks reader=TID rounds=N depth=D
  * Modes (second argument):
  *   mixed    the reader reads, from the same call site, a pipe in four
@@ -147,7 +148,9 @@ static void wait_sleeping(void)
 int main(int argc, char **argv)
 {
 	struct timespec pause = { 0, 20 * 1000000 };
+	const char *linger;
 	pthread_t t;
+	long ms;
 	int i;
 
 	if (argc > 1)
@@ -173,7 +176,10 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	/* a while alive after the work: the recorder reads a process's maps
 	 * when it drains the process's first stacks (a drain every 50 ms) */
-	pause.tv_nsec = 150 * 1000000;
+	linger = getenv("FPSTACKS_LINGER_MS");
+	ms = linger ? atol(linger) : 150;
+	pause.tv_sec = ms > 0 ? ms / 1000 : 0;
+	pause.tv_nsec = ms > 0 ? ms % 1000 * 1000000 : 0;
 	nanosleep(&pause, NULL);
 	printf("fpstacks reader=%d rounds=%d depth=%d\n", (int)reader_tid,
 	       rounds, depth);
