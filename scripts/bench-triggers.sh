@@ -67,6 +67,9 @@ fi
 read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
 BUFFER=${BUFFER:-2M}
 WORKLOADS=${WORKLOADS:-pipe hackbench}
+for w in $WORKLOADS; do
+	case $w in pipe | hackbench) ;; *) die "WORKLOADS: pipe or hackbench, not $w" ;; esac
+done
 TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue>8'
 	--trigger-delay 60s)
 
@@ -193,7 +196,6 @@ run_round() {
 
 results=()
 for w in $WORKLOADS; do
-	case $w in pipe | hackbench) ;; *) die "WORKLOADS: pipe or hackbench, not $w" ;; esac
 	for ((r = 1; r <= ROUNDS; r++)); do
 		first=base
 		((r % 2)) || first=triggers

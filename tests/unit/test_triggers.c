@@ -162,6 +162,8 @@ static void test_long_then_short(void)
 	trig_spec_parse("blocked>500ms", &s[0], err, sizeof(err));
 	trig_spec_parse("latency>20ms", &s[1], err, sizeof(err));
 	wt = trig_watch_new(s, 2, 2, false);
+	/* as its type is aligned: the per-record fields in one line */
+	CHECK(wt && (uintptr_t)wt % 64 == 0);
 	trig_watch_record(wt, 0, &pre_out, sizeof(pre_out));
 	trig_watch_record(wt, 1, &pre_w, sizeof(pre_w));
 	trig_watch_record(wt, 0, &pre_in, sizeof(pre_in));

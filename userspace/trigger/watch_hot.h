@@ -75,7 +75,7 @@ struct trig_watch {
 	 * NULL and pages of the table mapped when a tid of theirs is first
 	 * seen (a look-up more) */
 	_Alignas(64) struct tstate *table;
-	struct rq *rq;  /* per CPU, below */
+	struct rq *rq;  /* per CPU */
 	uint64_t min_latency, min_blocked; /* the smallest thresholds */
 	/* the smaller of the two: an off-CPU episode shorter than that (from
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
@@ -221,6 +221,7 @@ HOT uint8_t out_state(int64_t st)
 		return 'R';
 	return st == STATE_S ? 'S' : st == STATE_D ? 'D' : 0;
 }
+
 /* The thread was woken or preempted onto the queue of CPU qcpu. */
 HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 		  int32_t qcpu, uint64_t ts, const char *comm, bool locked)
