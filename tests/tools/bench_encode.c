@@ -237,7 +237,7 @@ int main(int argc, char **argv)
 					continue;
 				if (watch ? trig_watch_around(watch, x->cpu, x->h,
 							      x->len,
-							      bundle_enc_add_cb,
+							      (struct trig_enc)BUNDLE_ENC_CBS,
 							      enc[x->cpu])
 					  : bundle_enc_add(enc[x->cpu], x->h,
 							   x->len))

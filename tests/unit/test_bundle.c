@@ -1293,6 +1293,62 @@ static void test_blocked(void)
 	coll_free(&c);
 }
 
+/* bundle_enc_add_switch and _waking (a caller that knows the type) write
+ * the same packets and counts as bundle_enc_add: over bundles emitted
+ * full, a record that carries losses, and one that does not match the
+ * running task (a regular event). */
+static void test_typed_entries(void)
+{
+	struct coll c[2];
+	struct bundle_enc *b[2];
+	size_t i, k;
+	int e[2];
+
+	for (k = 0; k < 2; k++) {
+		coll_init(&c[k]);
+		b[k] = enc_new(&c[k]);
+		CHECK(b[k] != NULL);
+	}
+	for (i = 0; i < 3 * BUNDLE_MAX_EVENTS + 5; i++) {
+		uint64_t ts = 1000000000000ULL + i * 1000;
+		struct btr_switch sw;
+		struct btr_wakeup wk;
+
+		if (i % 3 == 1) {
+			wk = mk_waking(ts, (int32_t)(i % 50) + 1, "wk", 0);
+			wk.h.lost = i == 301 ? 4 : 0;
+			e[0] = ADD(b[0], wk);
+			e[1] = bundle_enc_add_waking(b[1], &wk);
+		} else {
+			/* chain_pid is shared: the same record for both */
+			sw = mk_switch(ts, (int32_t)(i % 7) + 1, "sw",
+				       (int64_t)(i % 4));
+			if (i == 600) /* not the task that ran */
+				sw.prev_pid = 4242;
+			sw.h.lost = i == 900 ? 2 : 0;
+			e[0] = ADD(b[0], sw);
+			e[1] = bundle_enc_add_switch(b[1], &sw);
+		}
+		CHECK_EQ_I64(e[0], 0);
+		CHECK_EQ_I64(e[1], 0);
+	}
+	for (k = 0; k < 2; k++)
+		CHECK_EQ_I64(bundle_enc_flush(b[k]), 0);
+	CHECK(c[0].n > 3);
+	CHECK_EQ_I64(c[1].n, c[0].n);
+	for (i = 0; i < c[0].n && i < c[1].n; i++)
+		CHECK(c[0].p[i].len == c[1].p[i].len &&
+		      !memcmp(c[0].p[i].buf, c[1].p[i].buf, c[0].p[i].len));
+	CHECK(!memcmp(bundle_enc_stats(b[0]), bundle_enc_stats(b[1]),
+		      sizeof(struct bundle_enc_stats)));
+	CHECK_EQ_I64(bundle_enc_stats(b[1])->lost, 6);
+	CHECK_EQ_I64(bundle_enc_stats(b[1])->switch_unmatched, 1);
+	for (k = 0; k < 2; k++) {
+		bundle_enc_free(b[k]);
+		coll_free(&c[k]);
+	}
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_compact);
@@ -1312,5 +1368,6 @@ int main(void)
 	RUN(test_in_place_canonical);
 	RUN(test_blocked);
 	RUN(test_switch_blocked);
+	RUN(test_typed_entries);
 	return unit_finish();
 }

@@ -241,7 +241,7 @@ static void test_preempt_and_comm(void)
 /* An encoder for trig_watch_around that counts its calls and refuses the
  * record when *ctx's refuse is set. */
 struct enc_probe {
-	int calls, refuse;
+	int calls, typed, refuse;
 };
 
 static int probe_enc(void *ctx, const void *rec, size_t len)
@@ -254,6 +254,21 @@ static int probe_enc(void *ctx, const void *rec, size_t len)
 	return p->refuse ? -EINVAL : 0;
 }
 
+/* The typed ones count apart: a whole switch or waking goes to them. */
+static int probe_sw(void *ctx, const struct btr_switch *r)
+{
+	((struct enc_probe *)ctx)->typed++;
+	return probe_enc(ctx, r, sizeof(*r));
+}
+
+static int probe_wk(void *ctx, const struct btr_wakeup *r)
+{
+	((struct enc_probe *)ctx)->typed++;
+	return probe_enc(ctx, r, sizeof(*r));
+}
+
+#define PROBE ((struct trig_enc){ probe_enc, probe_sw, probe_wk })
+
 /* trig_watch_around: every record goes to the encoder, a record it
  * refuses is not watched (its error returned), nor is one too short for
  * its type; the one after them is. */
@@ -263,28 +278,29 @@ static void test_around(void)
 	char err[128];
 	struct trig_watch *wt;
 	struct trig_hit h[2];
-	struct enc_probe p = { 0, 0 };
+	struct enc_probe p = { 0, 0, 0 };
 	struct btr_switch out = sw(10 * MS, 7, 1, 0), in = sw(60 * MS, 0, 0, 7);
 	struct btr_wakeup w = wk(20 * MS, 7, 0);
 
 	trig_spec_parse("latency>20ms", &s, err, sizeof(err));
 	wt = trig_watch_new(&s, 1, 1, false);
-	CHECK_EQ_I64(trig_watch_around(wt, 0, &out, sizeof(out), probe_enc, &p), 0);
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &out, sizeof(out), PROBE, &p), 0);
 	/* the waking refused by the encoder: the watch never saw it */
 	p.refuse = 1;
-	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w), probe_enc, &p),
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w), PROBE, &p),
 		     -EINVAL);
 	p.refuse = 0;
 	/* cut short: encoded (the encoder judges it), not watched */
-	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w) - 1, probe_enc, &p),
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w) - 1, PROBE, &p),
 		     0);
 	/* the switch-in finds no waking read: had either been watched, its
 	 * 40 ms wait would be a hit now; the episode is kept instead */
-	CHECK_EQ_I64(trig_watch_around(wt, 0, &in, sizeof(in), probe_enc, &p), 0);
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &in, sizeof(in), PROBE, &p), 0);
 	CHECK_EQ_I64(p.calls, 4);
+	CHECK_EQ_I64(p.typed, 3); /* not the one cut short */
 	CHECK_EQ_I64(take(wt, h, 2), 0);
 	/* the waking read late pairs it */
-	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w), probe_enc, &p), 0);
+	CHECK_EQ_I64(trig_watch_around(wt, 0, &w, sizeof(w), PROBE, &p), 0);
 	CHECK_EQ_I64(p.calls, 5);
 	CHECK_EQ_I64(take(wt, h, 2), 1);
 	CHECK(h[0].start == 20 * MS && h[0].end == 60 * MS);
@@ -292,19 +308,22 @@ static void test_around(void)
 }
 
 /* Threads queued on one CPU: the spec fires once when passed, again only
- * after the queue went back under it. */
-static void test_runqueue(void)
+ * after the queue went back under it; a preempted thread is queued, a
+ * sleeping one is not. With one reader (the queue of "no CPU" a sink that
+ * takes the leaves and gains of threads not queued) and with reader
+ * threads (locked). */
+static void runqueue_with(bool locked)
 {
 	struct trig_spec s;
 	char err[128];
 	struct trig_watch *wt;
 	struct trig_hit h[8];
 	struct btr_wakeup w;
-	struct btr_switch in;
+	struct btr_switch in, out;
 	int32_t t;
 
 	trig_spec_parse("runqueue>2", &s, err, sizeof(err));
-	wt = trig_watch_new(&s, 1, 4, true);
+	wt = trig_watch_new(&s, 1, 4, locked);
 	for (t = 10; t < 15; t++) { /* five threads onto CPU 3 */
 		w = wk((uint64_t)t * MS, t, 3);
 		trig_watch_record(wt, 0, &w, sizeof(w));
@@ -321,7 +340,83 @@ static void test_runqueue(void)
 	trig_watch_record(wt, 0, &w, sizeof(w));
 	CHECK_EQ_I64(take(wt, h, 8), 1);
 	CHECK_EQ_I64(h[0].tid, 20);
+	for (t = 13; t < 15; t++) { /* two run: thread 20 alone */
+		in = sw((uint64_t)(40 + t) * MS, 0, 0, t);
+		trig_watch_record(wt, 3, &in, sizeof(in));
+	}
+	/* 13 and 14 go to sleep: still one waiting, nothing fires */
+	out = sw(60 * MS, 13, 1, 0);
+	trig_watch_record(wt, 3, &out, sizeof(out));
+	out = sw(61 * MS, 14, 1, 0);
+	trig_watch_record(wt, 3, &out, sizeof(out));
+	CHECK_EQ_I64(take(wt, h, 8), 0);
+	/* 11 and 12, which ran, are preempted: three waiting, it fires */
+	out = sw(62 * MS, 11, 0x100, 0);
+	trig_watch_record(wt, 3, &out, sizeof(out));
+	CHECK_EQ_I64(take(wt, h, 8), 0);
+	out = sw(63 * MS, 12, 0, 0);
+	trig_watch_record(wt, 3, &out, sizeof(out));
+	CHECK_EQ_I64(take(wt, h, 8), 1);
+	CHECK_EQ_I64(h[0].tid, 12);
+	CHECK_EQ_I64(h[0].value, 3);
 	trig_watch_free(wt);
+}
+
+/* Two specs one apart (no count between them in which a gain changes
+ * none): each fires as its threshold is passed, and again after the queue
+ * went under it. */
+static void runqueue_adjacent(bool locked)
+{
+	struct trig_spec s[2];
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[8];
+	struct btr_wakeup w;
+	struct btr_switch in;
+	int32_t t;
+
+	trig_spec_parse("runqueue>2", &s[0], err, sizeof(err));
+	trig_spec_parse("runqueue>3", &s[1], err, sizeof(err));
+	wt = trig_watch_new(s, 2, 2, locked);
+	for (t = 10; t < 13; t++) {
+		w = wk((uint64_t)t * MS, t, 1);
+		trig_watch_record(wt, 0, &w, sizeof(w));
+	}
+	CHECK_EQ_I64(take(wt, h, 8), 1); /* 3 waiting */
+	CHECK_EQ_I64(h[0].spec, 0);
+	w = wk(13 * MS, 13, 1);
+	trig_watch_record(wt, 0, &w, sizeof(w));
+	CHECK_EQ_I64(take(wt, h, 8), 1); /* 4 */
+	CHECK_EQ_I64(h[0].spec, 1);
+	in = sw(20 * MS, 0, 0, 10); /* 3 */
+	trig_watch_record(wt, 1, &in, sizeof(in));
+	w = wk(21 * MS, 14, 1); /* 4 again */
+	trig_watch_record(wt, 0, &w, sizeof(w));
+	CHECK_EQ_I64(take(wt, h, 8), 1);
+	CHECK_EQ_I64(h[0].spec, 1);
+	CHECK_EQ_I64(h[0].tid, 14);
+	for (t = 11; t < 15; t++) { /* all run: 0 */
+		in = sw((uint64_t)(30 + t) * MS, 0, 0, t);
+		trig_watch_record(wt, 1, &in, sizeof(in));
+	}
+	for (t = 20; t < 24; t++) { /* 1 to 4: both again */
+		w = wk((uint64_t)(50 + t) * MS, t, 1);
+		trig_watch_record(wt, 0, &w, sizeof(w));
+	}
+	CHECK_EQ_I64(take(wt, h, 8), 2);
+	CHECK_EQ_I64(h[0].spec, 0);
+	CHECK_EQ_I64(h[0].tid, 22);
+	CHECK_EQ_I64(h[1].spec, 1);
+	CHECK_EQ_I64(h[1].tid, 23);
+	trig_watch_free(wt);
+}
+
+static void test_runqueue(void)
+{
+	runqueue_with(false);
+	runqueue_with(true);
+	runqueue_adjacent(false);
+	runqueue_adjacent(true);
 }
 
 /* A muted spec's hits are counted, not queued, until the time given. */

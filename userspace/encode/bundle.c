@@ -844,6 +844,19 @@ static int add_event(struct bundle_enc *b, const struct btr_hdr *rec)
 	}
 }
 
+/* An event of type `type` at ts was added: counted, and the bundle
+ * emitted once full. */
+static inline __attribute__((always_inline)) int
+added(struct bundle_enc *b, uint16_t type, uint64_t ts)
+{
+	b->stats.events[type]++;
+	b->last_ts = b->stats.last_ts = ts;
+	if (pending_events(b) >= BUNDLE_MAX_EVENTS ||
+	    b->est_bytes >= BUNDLE_MAX_BYTES)
+		return emit(b);
+	return 0;
+}
+
 int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
 		   size_t len)
 {
@@ -859,17 +872,28 @@ int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
 	err = add_event(b, rec);
 	if (err)
 		return err;
-	if (rec->type == BTR_REC_SWITCH_BLOCKED) { /* two events */
+	if (rec->type == BTR_REC_SWITCH_BLOCKED) { /* two events: the
+						      * last is the reason's */
 		b->stats.events[BTR_REC_SWITCH]++;
-		b->stats.events[BTR_REC_BLOCKED]++;
-	} else {
-		b->stats.events[rec->type]++;
+		return added(b, BTR_REC_BLOCKED, rec->ts + 1);
 	}
-	/* the combined record's last event is its blocked reason's */
-	b->last_ts = b->stats.last_ts =
-		rec->ts + (rec->type == BTR_REC_SWITCH_BLOCKED);
-	if (pending_events(b) >= BUNDLE_MAX_EVENTS ||
-	    b->est_bytes >= BUNDLE_MAX_BYTES)
-		return emit(b);
-	return 0;
+	return added(b, rec->type, rec->ts);
+}
+
+int bundle_enc_add_switch(struct bundle_enc *b, const struct btr_switch *r)
+{
+	int err = bundle_enc_note_lost(b, r->h.lost);
+
+	if (!err)
+		err = add_switch(b, r);
+	return err ? err : added(b, BTR_REC_SWITCH, r->h.ts);
+}
+
+int bundle_enc_add_waking(struct bundle_enc *b, const struct btr_wakeup *r)
+{
+	int err = bundle_enc_note_lost(b, r->h.lost);
+
+	if (!err)
+		err = add_waking(b, r);
+	return err ? err : added(b, BTR_REC_WAKING, r->h.ts);
 }

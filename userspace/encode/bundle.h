@@ -69,12 +69,37 @@ void bundle_enc_set_symbolizer(struct bundle_enc *b, bundle_symbolize_fn fn,
 int bundle_enc_add(struct bundle_enc *b, const struct btr_hdr *rec,
 		   size_t len);
 
+/* bundle_enc_add of a record its caller knows to be a BTR_REC_SWITCH,
+ * or a BTR_REC_WAKING, whole: for a caller that dispatched on the type
+ * already (trig_watch_around), so that the record's type is not branched
+ * on twice (an unpredictable type costs a branch miss at each). */
+int bundle_enc_add_switch(struct bundle_enc *b, const struct btr_switch *r);
+int bundle_enc_add_waking(struct bundle_enc *b, const struct btr_wakeup *r);
+
 /* bundle_enc_add with untyped arguments, for a caller that takes an
  * encoding callback (trig_watch_around). */
 static inline int bundle_enc_add_cb(void *b, const void *rec, size_t len)
 {
 	return bundle_enc_add(b, rec, len);
 }
+
+static inline int bundle_enc_add_switch_cb(void *b,
+					   const struct btr_switch *r)
+{
+	return bundle_enc_add_switch(b, r);
+}
+
+static inline int bundle_enc_add_waking_cb(void *b,
+					   const struct btr_wakeup *r)
+{
+	return bundle_enc_add_waking(b, r);
+}
+
+/* The three as an initializer of the struct trig_enc that
+ * trig_watch_around takes. */
+#define BUNDLE_ENC_CBS                                                     \
+	{ bundle_enc_add_cb, bundle_enc_add_switch_cb,                     \
+	  bundle_enc_add_waking_cb }
 
 /* Accounts `lost` records that did not reach this encoder, e.g. the `lost`
  * of a clock record handled elsewhere: the next bundle gets lost_events. */

@@ -11,6 +11,17 @@
 #include "record.h"
 #include "util/log.h"
 
+/* The range of a queue's counts (rq_gain) in which a gain changes no
+ * spec, after it found thresholds lo (the largest it passes, -1: none) and
+ * hi (the smallest it does not): from lo + 2 (a gain from lo or under
+ * re-arms a spec) to hi. Empty when hi is lo + 1: every gain checks. */
+static uint64_t rq_range(int32_t lo, int32_t hi)
+{
+	if (hi < lo + 2)
+		return RQ_RANGE(INT32_MIN, 0); /* no count but INT32_MIN */
+	return RQ_RANGE(lo + 2, (uint32_t)(hi - (lo + 2)));
+}
+
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				  uint32_t ncpus, bool locked)
 {
@@ -69,19 +80,21 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	else if (madvise(w->table, TABLE_BYTES, MADV_NOHUGEPAGE))
 		log_debug("thread table: no MADV_NOHUGEPAGE: %s",
 			  strerror(errno));
-	w->rq = calloc(ncpus ? ncpus : 1, sizeof(*w->rq));
+	w->rq1 = calloc((size_t)ncpus + 1, sizeof(*w->rq1));
 	w->rq_over = calloc((size_t)(ncpus ? ncpus : 1) * (n ? n : 1), 1);
 	w->mute_until = calloc(n ? n : 1, sizeof(*w->mute_until));
 	w->mute_suppressed = calloc(n ? n : 1, 1);
-	if (!w->rq || !w->rq_over || !w->mute_until || !w->mute_suppressed) {
+	if (!w->rq1 || !w->rq_over || !w->mute_until || !w->mute_suppressed) {
 		trig_watch_free(w);
 		return NULL;
 	}
-	for (i = 0; i < ncpus; i++) {
-		w->rq[i].lo = -1;
-		w->rq[i].hi = w->min_runqueue > INT32_MAX ? INT32_MAX
-							  : (int32_t)w->min_runqueue;
-	}
+	/* the sink's range holds every count; a CPU's counts 1 to the
+	 * smallest threshold */
+	w->rq1[0].range = RQ_RANGE(0, UINT32_MAX);
+	for (i = 1; i <= ncpus; i++)
+		w->rq1[i].range = rq_range(-1, w->min_runqueue > INT32_MAX
+						       ? INT32_MAX
+						       : (int32_t)w->min_runqueue);
 	return w;
 }
 
@@ -100,7 +113,7 @@ void trig_watch_free(struct trig_watch *w)
 			munmap(w->pages[i], PAGE_BYTES);
 	pthread_mutex_destroy(&w->qlock);
 	pthread_mutex_destroy(&w->page_lock);
-	free(w->rq);
+	free(w->rq1);
 	free(w->rq_over);
 	free(w->mute_until);
 	free(w->mute_suppressed);
@@ -322,7 +335,7 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 	uint32_t i;
 
 	if (n < 1) { /* losses of threads it never gained */
-		__atomic_store_n(&w->rq[cpu].n, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->rq1[cpu + 1].n, 1, __ATOMIC_RELAXED);
 		n = 1;
 	}
 	for (i = 0; i < w->nspecs; i++) {
@@ -350,8 +363,8 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 		memcpy(h.comm, comm, TRIG_COMM_LEN);
 		push(w, &h);
 	}
-	__atomic_store_n(&w->rq[cpu].lo, lo, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->rq[cpu].hi, hi, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->rq1[cpu + 1].range, rq_range(lo, hi),
+			 __ATOMIC_RELAXED);
 }
 
 /* Page p of the paged table, mapped on first sight (NULL: out of
@@ -453,19 +466,21 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 /* A switch-out read after a later switch-in of its thread, or after the
  * waking that ended its sleep. */
 void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
-			 uint32_t cpu, uint64_t ts, uint8_t st,
+			 uint32_t cpu, uint64_t ts, uint32_t raw,
 			 const char *comm)
 {
+	uint8_t st = out_state(raw);
+
 	if (ts >= t->in) { /* in order, its waking read first */
 		t->out = ts;
-		t->out_st = st;
+		t->out_raw = raw;
 		if (st == 'S' || st == 'D')
 			hit_blocked(w, tid, cpu, ts, t->wake, (char)st, comm);
 		return;
 	}
 	if (ts > t->out) { /* the thread runs again: older than t->in */
 		t->out = ts;
-		t->out_st = st;
+		t->out_raw = raw;
 	}
 	if (!t->p_in || t->p_out || ts >= t->p_in)
 		return; /* an episode too short to check */
@@ -487,12 +502,14 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			const char *comm)
 {
 	if (t->out >= prev_in && t->out && ts >= t->out) {
-		if (t->out_st == 'R') {
+		uint8_t st = out_state(t->out_raw);
+
+		if (st == 'R') {
 			hit_latency(w, tid, cpu, t->out, ts, comm);
 		} else if (t->wake >= t->out && t->wake <= ts) {
 			hit_latency(w, tid, cpu, t->wake, ts, comm);
 		} else { /* its waking is unread */
-			episode_keep(t, t->out, t->out_st, ts, false);
+			episode_keep(t, t->out, st, ts, false);
 		}
 		return;
 	}

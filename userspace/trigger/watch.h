@@ -67,18 +67,30 @@ static inline void trig_watch_switch_pre(struct trig_watch *w,
 	}
 }
 
+/* The reader's encoding of a record, around which trig_watch_around
+ * watches it: `any` takes any record of len bytes; `sw` and `wk` a whole
+ * BTR_REC_SWITCH and BTR_REC_WAKING, known to be that (for the encoder,
+ * bundle_enc_add_switch and _waking), so that the record's type is
+ * branched on once for both, not twice: on an unpredictable mix of
+ * switches and wakings each such branch costs a miss. Constants: the
+ * calls are direct. */
+struct trig_enc {
+	int (*any)(void *ctx, const void *rec, size_t len);
+	int (*sw)(void *ctx, const struct btr_switch *r);
+	int (*wk)(void *ctx, const struct btr_wakeup *r);
+};
+
 /* One record, as a reader took it from CPU cpu's ring, watched around
- * enc(ctx, rec, len), the reader's encoding of it: the state of the
- * threads it names is looked up and starts loading before, so that it
- * is in the cache by the time the record is handled, after (with many
- * threads, the misses on their state were most of the watch's cost).
- * One dispatch on the record's type serves both (enc, a constant, is
- * inlined). Returns what enc returned; a record enc refused is not
+ * its encoding by enc (its context ctx): the state of the threads it
+ * names is looked up and starts loading before, so that it is in the
+ * cache by the time the record is handled, after (with many threads, the
+ * misses on their state were most of the watch's cost). One dispatch on
+ * the record's type serves the look-ups, the encoding and the handling.
+ * Returns what the encoding returned; a record it refused is not
  * watched. */
 static inline __attribute__((always_inline)) int
 trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
-		  size_t len, int (*enc)(void *, const void *, size_t),
-		  void *ctx)
+		  size_t len, struct trig_enc enc, void *ctx)
 {
 	uint16_t type = ((const struct btr_hdr *)rec)->type;
 	struct trig_pre p;
@@ -88,7 +100,8 @@ trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 	if ((type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) &&
 	    len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p);
-		e = enc(ctx, rec, len);
+		e = type == BTR_REC_SWITCH ? enc.sw(ctx, rec)
+					   : enc.any(ctx, rec, len);
 		if (e)
 			return e;
 		if (__builtin_expect(w->locked, 0))
@@ -101,7 +114,8 @@ trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 							  BTR_REC_WAKING &&
 	    len >= sizeof(struct btr_wakeup)) {
 		p.t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
-		e = enc(ctx, rec, len);
+		e = type == BTR_REC_WAKING ? enc.wk(ctx, rec)
+					   : enc.any(ctx, rec, len);
 		if (e || !p.t[0])
 			return e;
 		if (__builtin_expect(w->locked, 0))
@@ -112,13 +126,13 @@ trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 	}
 	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
-		e = enc(ctx, rec, len);
+		e = enc.any(ctx, rec, len);
 		if (!e && p.t[0])
 			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
 					 p.t[0]);
 		return e;
 	}
-	return enc(ctx, rec, len);
+	return enc.any(ctx, rec, len);
 }
 
 static inline int trig_watch_no_enc(void *ctx, const void *rec, size_t len)
@@ -129,12 +143,30 @@ static inline int trig_watch_no_enc(void *ctx, const void *rec, size_t len)
 	return 0;
 }
 
+static inline int trig_watch_no_enc_sw(void *ctx, const struct btr_switch *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
+static inline int trig_watch_no_enc_wk(void *ctx, const struct btr_wakeup *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
+
 /* One record, as a reader took it from CPU cpu's ring, with no encoding
  * around it (tests). */
 static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
 				     const void *rec, size_t len)
 {
-	trig_watch_around(w, cpu, rec, len, trig_watch_no_enc, NULL);
+	trig_watch_around(w, cpu, rec, len,
+			  (struct trig_enc){ trig_watch_no_enc,
+					     trig_watch_no_enc_sw,
+					     trig_watch_no_enc_wk },
+			  NULL);
 }
 
 /* Moves up to max queued hits into out, oldest first; returns how many.

@@ -44,27 +44,37 @@ struct tstate {
 	uint64_t out, in, wake;
 	uint64_t p_out; /* the episode's switch-out (0: unread) */
 	uint64_t p_in;  /* its switch-in (0: no episode kept) */
-	int32_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
-			  * none (a new page is all zeros) */
-	uint8_t out_st;  /* of `out`: 'R' (preempted), 'S', 'D', 0 other */
-	uint8_t p_st;    /* of p_out */
+	uint32_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
+			   * none (a new page is all zeros) */
+	/* of `out`: the record's prev_state, as it is (out_state tells it
+	 * apart where it is needed: most switch-outs need not) */
+	uint32_t out_raw;
+	uint8_t p_st;    /* of p_out: 'R' (preempted), 'S', 'D', 0 other */
 	uint8_t p_lat;   /* 1: the episode's latency was checked already */
-	uint8_t pad;
 } __attribute__((aligned(64)));
 
 struct stripe {
 	_Alignas(64) pthread_mutex_t lock;
 };
 
-/* Per CPU: the threads waiting on its queue, and the range of counts
- * (lo, hi] in which no runqueue spec changes: a gain past hi fires one, a
- * gain from lo or under re-arms the specs it went under (or the count had
- * gone under 0: a thread counted before its CPU was known). Losses are
- * only counted: nothing fires on one, and the re-arming waits for the
- * next gain. Atomic with reader threads. */
+/* Per CPU: the threads waiting on its queue (as an int32_t; unsigned,
+ * so that the sink below may wrap), and the range of counts in which a
+ * gain changes no runqueue spec, as its lowest count and its width less
+ * one, in one word (RQ_RANGE): a gain past it fires a spec, a gain from
+ * under it re-arms the specs it went under (or the count had gone under
+ * 0: a thread counted before its CPU was known). Losses are only
+ * counted: nothing fires on one, and the re-arming waits for the next
+ * gain. Atomic with reader threads. The watch's array of them starts
+ * with a sink, the queue of "no CPU" (rq_cpu1 0), whose range holds
+ * every count: with one reader, a leave and a gain are made whether the
+ * thread was or becomes queued or not, without a branch on it (a switch's
+ * prev_state is as hard to predict as its type). */
 struct rq {
-	int32_t n, lo, hi, pad;
+	uint32_t n, pad;
+	uint64_t range;
 };
+
+#define RQ_RANGE(lo, width) ((uint32_t)(lo) | (uint64_t)(width) << 32)
 
 struct trig_watch {
 	/* what the handling of every record reads, in one cache line */
@@ -75,7 +85,7 @@ struct trig_watch {
 	 * NULL and pages of the table mapped when a tid of theirs is first
 	 * seen (a look-up more) */
 	_Alignas(64) struct tstate *table;
-	struct rq *rq;  /* per CPU */
+	struct rq *rq1; /* per CPU, from 1: rq1[0] is the sink */
 	uint64_t min_latency, min_blocked; /* the smallest thresholds */
 	/* the smaller of the two: an off-CPU episode shorter than that (from
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
@@ -134,31 +144,32 @@ HOT void hit_blocked(struct trig_watch *w, int32_t tid, uint32_t cpu,
 			       tid, cpu, start, end, state, comm);
 }
 
-/* The queue of cpu (a valid one) gained a thread, tid. */
-HOT void rq_gain(struct trig_watch *w, int32_t cpu, int32_t tid, uint64_t ts,
+/* Queue q1 (1 + a valid CPU, or the sink) gained a thread, tid. */
+HOT void rq_gain(struct trig_watch *w, uint32_t q1, int32_t tid, uint64_t ts,
 		 const char *comm, bool locked)
 {
-	struct rq *q = &w->rq[cpu];
-	int32_t n;
+	struct rq *q = &w->rq1[q1];
+	uint64_t range = __atomic_load_n(&q->range, __ATOMIC_RELAXED);
+	uint32_t n;
 
 	if (locked)
 		n = __atomic_add_fetch(&q->n, 1, __ATOMIC_RELAXED);
 	else
 		n = ++q->n;
-	if (n - 1 <= __atomic_load_n(&q->lo, __ATOMIC_RELAXED) ||
-	    n > __atomic_load_n(&q->hi, __ATOMIC_RELAXED))
-		trig_watch_rq_check(w, cpu, n, tid, ts, comm);
+	if (__builtin_expect(n - (uint32_t)range > (uint32_t)(range >> 32), 0))
+		trig_watch_rq_check(w, (int32_t)q1 - 1, (int32_t)n, tid, ts,
+				    comm);
 }
 
-/* The thread leaves the queue it was counted on. */
+/* The thread leaves the queue it was counted on: with one reader, the
+ * sink's if none. */
 HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 {
-	if (t->rq_cpu1) {
-		if (locked)
-			__atomic_sub_fetch(&w->rq[t->rq_cpu1 - 1].n, 1,
-					   __ATOMIC_RELAXED);
-		else
-			w->rq[t->rq_cpu1 - 1].n--;
+	if (!locked) {
+		w->rq1[t->rq_cpu1].n--;
+		t->rq_cpu1 = 0;
+	} else if (t->rq_cpu1) {
+		__atomic_sub_fetch(&w->rq1[t->rq_cpu1].n, 1, __ATOMIC_RELAXED);
 		t->rq_cpu1 = 0;
 	}
 }
@@ -205,7 +216,7 @@ HOT void release(struct trig_watch *w, int32_t tid, bool locked)
 /* The slow paths, out of line in watch.c: a record out of time order
  * with the thread's others, or an episode long enough to check. */
 void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
-			 uint32_t cpu, uint64_t ts, uint8_t st,
+			 uint32_t cpu, uint64_t ts, uint32_t raw,
 			 const char *comm);
 void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
@@ -214,7 +225,8 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm);
 
-/* prev_state as the watch tells it apart. */
+/* prev_state as the watch tells it apart: 'R' (running: preempted),
+ * 'S', 'D', 0 (other). */
 HOT uint8_t out_state(int64_t st)
 {
 	if (!(st & ~(int64_t)STATE_PREEMPTED)) /* 0, or preempted */
@@ -228,8 +240,8 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 {
 	if ((uint32_t)qcpu < w->rq_cpus) {
 		rq_leave(w, t, locked);
-		t->rq_cpu1 = qcpu + 1;
-		rq_gain(w, qcpu, tid, ts, comm, locked);
+		t->rq_cpu1 = (uint32_t)qcpu + 1;
+		rq_gain(w, t->rq_cpu1, tid, ts, comm, locked);
 	}
 }
 
@@ -248,9 +260,9 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 		/* off the CPU since its switch-out, read before: its waking */
 		t->wake = ts;
 		if (__builtin_expect(ts - t->out >= w->min_blocked, 0) &&
-		    t->out && (t->out_st == 'S' || t->out_st == 'D'))
-			hit_blocked(w, r->pid, cpu, t->out, ts, (char)t->out_st,
-				    r->comm);
+		    t->out && (t->out_raw == STATE_S || t->out_raw == STATE_D))
+			hit_blocked(w, r->pid, cpu, t->out, ts,
+				    (char)out_state(t->out_raw), r->comm);
 		runnable(w, t, r->pid, r->target_cpu, ts, r->comm, locked);
 	} else {
 		trig_watch_slow_wake(w, t, r->pid, cpu, r->target_cpu, ts,
@@ -263,22 +275,32 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 		    const struct btr_switch *r, struct tstate *t, bool locked)
 {
 	uint64_t ts = r->h.ts;
-	uint8_t st = out_state(r->prev_state);
+	/* preempted (or running), on a CPU whose queue is counted */
+	bool queued = !(r->prev_state & ~(int64_t)STATE_PREEMPTED) &
+		      (cpu < w->rq_cpus);
 
 	hold(w, r->prev_pid, locked);
 	if (__builtin_expect(ts >= t->in && t->wake <= ts, 1)) {
 		t->out = ts;
-		t->out_st = st;
-		/* it ran: counted on no queue, or on this CPU's if preempted */
-		if (st == 'R' && cpu < w->rq_cpus)
+		t->out_raw = (uint32_t)r->prev_state;
+		/* it ran: counted on no queue, or on this CPU's if preempted;
+		 * with one reader, the sink's otherwise (no branch on it) */
+		if (!locked && w->rq_cpus) {
+			uint32_t q1 = (cpu + 1) & -(uint32_t)queued;
+
+			rq_leave(w, t, false);
+			t->rq_cpu1 = q1;
+			rq_gain(w, q1, r->prev_pid, ts, r->prev_comm, false);
+		} else if (queued) {
 			runnable(w, t, r->prev_pid, (int32_t)cpu, ts,
 				 r->prev_comm, locked);
-		else
+		} else {
 			rq_leave(w, t, locked);
+		}
 	} else {
 		rq_leave(w, t, locked);
-		trig_watch_slow_out(w, t, r->prev_pid, cpu, ts, st,
-				    r->prev_comm);
+		trig_watch_slow_out(w, t, r->prev_pid, cpu, ts,
+				    (uint32_t)r->prev_state, r->prev_comm);
 	}
 	release(w, r->prev_pid, locked);
 }
