@@ -316,9 +316,13 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
-	 * has both 0; equal ones go the careful way), at most min_off ago
-	 * (one compare: a switch-out later than ts wraps round to more) */
-	if (__builtin_expect(ts - t->out >= w->min_off || t->out <= prev_in, 0))
+	 * has both 0; equal ones go the careful way), and runnable (since
+	 * its waking, read, or its switch-out) at most min_off ago (one
+	 * compare: a time later than ts wraps round to more); a sleep read
+	 * whole in order was checked at its waking */
+	uint64_t start = t->wake > t->out ? t->wake : t->out;
+
+	if (__builtin_expect(ts - start >= w->min_off || t->out <= prev_in, 0))
 		trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
 				   r->next_comm);
 	release(w, r->next_pid, locked);
