@@ -80,6 +80,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	else if (madvise(w->table, TABLE_BYTES, MADV_NOHUGEPAGE))
 		log_debug("thread table: no MADV_NOHUGEPAGE: %s",
 			  strerror(errno));
+	w->fast = w->table && !locked;
 	w->rq1 = calloc((size_t)ncpus + 1, sizeof(*w->rq1));
 	w->rq_over = calloc((size_t)(ncpus ? ncpus : 1) * (n ? n : 1), 1);
 	w->mute_until = calloc(n ? n : 1, sizeof(*w->mute_until));

@@ -53,17 +53,18 @@ void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t);
 
 #include "trigger/watch_hot.h"
 
-/* The states of a switch's two threads, prev's and next's. */
-static inline void trig_watch_switch_pre(struct trig_watch *w,
-					 const struct btr_switch *sw,
-					 struct trig_pre *p)
+/* The states of a switch's two threads, prev's and next's: in the one
+ * table (`one`, a constant), or in whichever the watch has. */
+static inline __attribute__((always_inline)) void
+trig_watch_switch_pre(struct trig_watch *w, const struct btr_switch *sw,
+		      struct trig_pre *p, bool one)
 {
-	if (__builtin_expect(!w->table, 0)) {
-		p->t[0] = tstate_of(w, sw->prev_pid);
-		p->t[1] = tstate_of(w, sw->next_pid);
-	} else {
+	if (one) {
 		p->t[0] = tstate_in(w->table, sw->prev_pid);
 		p->t[1] = tstate_in(w->table, sw->next_pid);
+	} else {
+		p->t[0] = tstate_of(w, sw->prev_pid);
+		p->t[1] = tstate_of(w, sw->next_pid);
 	}
 }
 
@@ -80,6 +81,70 @@ struct trig_enc {
 	int (*wk)(void *ctx, const struct btr_wakeup *r);
 };
 
+/* trig_watch_around, compiled twice: `fast` (a constant) for the one
+ * table and one reader, what the readers' path nearly always has; else
+ * for whichever table and locking the watch has. */
+static inline __attribute__((always_inline)) int
+watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
+	     struct trig_enc enc, void *ctx, bool fast)
+{
+	uint16_t type = ((const struct btr_hdr *)rec)->type;
+	struct trig_pre p;
+	int e;
+
+	/* the most common first: a switch, then a waking */
+	if (type == BTR_REC_SWITCH && len >= sizeof(struct btr_switch)) {
+		trig_watch_switch_pre(w, rec, &p, fast);
+		e = enc.sw(ctx, rec);
+		if (e)
+			return e;
+	} else if (type == BTR_REC_WAKING &&
+		   len >= sizeof(struct btr_wakeup)) {
+		p.t[0] = fast ? tstate_in(w->table,
+					  ((const struct btr_wakeup *)rec)->pid)
+			      : tstate_of(w,
+					  ((const struct btr_wakeup *)rec)->pid);
+		e = enc.wk(ctx, rec);
+		if (e || !p.t[0])
+			return e;
+		goto waking;
+	} else if (type == BTR_REC_SWITCH_BLOCKED &&
+		   len >= sizeof(struct btr_switch)) {
+		trig_watch_switch_pre(w, rec, &p, fast);
+		e = enc.any(ctx, rec, len);
+		if (e)
+			return e;
+	} else if (type == BTR_REC_WAKEUP_NEW &&
+		   len >= sizeof(struct btr_wakeup)) {
+		p.t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
+		e = enc.any(ctx, rec, len);
+		if (e || !p.t[0])
+			return e;
+		goto waking;
+	} else if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
+		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
+		e = enc.any(ctx, rec, len);
+		if (!e && p.t[0])
+			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
+					 p.t[0]);
+		return e;
+	} else {
+		return enc.any(ctx, rec, len);
+	}
+	/* a switch */
+	if (!fast && w->locked)
+		trig_watch_switch(w, cpu, rec, &p);
+	else
+		on_switch(w, cpu, rec, &p, false);
+	return 0;
+waking:
+	if (!fast && w->locked)
+		trig_watch_waking(w, cpu, rec, p.t[0]);
+	else
+		on_waking(w, cpu, rec, p.t[0], false);
+	return 0;
+}
+
 /* One record, as a reader took it from CPU cpu's ring, watched around
  * its encoding by enc (its context ctx): the state of the threads it
  * names is looked up and starts loading before, so that it is in the
@@ -92,47 +157,9 @@ static inline __attribute__((always_inline)) int
 trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 		  size_t len, struct trig_enc enc, void *ctx)
 {
-	uint16_t type = ((const struct btr_hdr *)rec)->type;
-	struct trig_pre p;
-	int e;
-
-	/* the most common first: a switch, then a waking */
-	if ((type == BTR_REC_SWITCH || type == BTR_REC_SWITCH_BLOCKED) &&
-	    len >= sizeof(struct btr_switch)) {
-		trig_watch_switch_pre(w, rec, &p);
-		e = type == BTR_REC_SWITCH ? enc.sw(ctx, rec)
-					   : enc.any(ctx, rec, len);
-		if (e)
-			return e;
-		if (__builtin_expect(w->locked, 0))
-			trig_watch_switch(w, cpu, rec, &p);
-		else
-			on_switch(w, cpu, rec, &p, false);
-		return 0;
-	}
-	if ((uint16_t)(type - BTR_REC_WAKING) <= BTR_REC_WAKEUP_NEW -
-							  BTR_REC_WAKING &&
-	    len >= sizeof(struct btr_wakeup)) {
-		p.t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
-		e = type == BTR_REC_WAKING ? enc.wk(ctx, rec)
-					   : enc.any(ctx, rec, len);
-		if (e || !p.t[0])
-			return e;
-		if (__builtin_expect(w->locked, 0))
-			trig_watch_waking(w, cpu, rec, p.t[0]);
-		else
-			on_waking(w, cpu, rec, p.t[0], false);
-		return 0;
-	}
-	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
-		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
-		e = enc.any(ctx, rec, len);
-		if (!e && p.t[0])
-			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
-					 p.t[0]);
-		return e;
-	}
-	return enc.any(ctx, rec, len);
+	if (__builtin_expect(w->fast, 1))
+		return watch_around(w, cpu, rec, len, enc, ctx, true);
+	return watch_around(w, cpu, rec, len, enc, ctx, false);
 }
 
 static inline int trig_watch_no_enc(void *ctx, const void *rec, size_t len)

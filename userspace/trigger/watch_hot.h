@@ -91,6 +91,7 @@ struct trig_watch {
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
 	uint64_t min_off;
 	uint32_t rq_cpus; /* with a runqueue spec, ncpus; else 0 */
+	bool fast; /* the one table, one reader (no locks) */
 	bool locked;
 	bool blocked, runqueue; /* some spec of each kind */
 	const struct trig_spec *specs;
