@@ -79,6 +79,9 @@ static int cmp_double(const void *a, const void *b)
 
 /* The hits taken: each one's spec muted from then on (the recorder
  * mutes a spec while its action is due). Returns n. */
+/* The encoder's entries as the watch calls them, the recorder's. */
+static const struct trig_enc enc_cbs = BUNDLE_ENC_CBS;
+
 static uint64_t mute_hits(struct trig_watch *w, const struct trig_hit *h,
 			  size_t n)
 {
@@ -236,8 +239,7 @@ int main(int argc, char **argv)
 				if (x->h->type == BTR_REC_CLOCK)
 					continue;
 				if (watch ? trig_watch_around(watch, x->cpu, x->h,
-							      x->len,
-							      (struct trig_enc)BUNDLE_ENC_CBS,
+							      x->len, enc_cbs,
 							      enc[x->cpu])
 					  : bundle_enc_add(enc[x->cpu], x->h,
 							   x->len))

@@ -232,7 +232,8 @@ static int on_record(void *ctx, uint32_t cpu, const void *data, size_t len)
 		return e;
 	}
 	if (r->watch)
-		e = trig_watch_around(r->watch, cpu, h, len, (struct trig_enc)BUNDLE_ENC_CBS,
+		e = trig_watch_around(r->watch, cpu, h, len,
+				      (struct trig_enc)BUNDLE_ENC_CBS,
 				      r->enc[cpu]);
 	else
 		e = bundle_enc_add(r->enc[cpu], h, len);

@@ -81,6 +81,25 @@ struct trig_enc {
 	int (*wk)(void *ctx, const struct btr_wakeup *r);
 };
 
+/* The handling of a switch (`sw`, a constant) or of a waking (its state
+ * in p->t[0]) after its encoding: `fast` as in watch_around. */
+static inline __attribute__((always_inline)) int
+watched(struct trig_watch *w, uint32_t cpu, const void *rec,
+	const struct trig_pre *p, bool sw, bool fast)
+{
+	if (!fast && w->locked) {
+		if (sw)
+			trig_watch_switch(w, cpu, rec, p);
+		else
+			trig_watch_waking(w, cpu, rec, p->t[0]);
+	} else if (sw) {
+		on_switch(w, cpu, rec, p, false);
+	} else {
+		on_waking(w, cpu, rec, p->t[0], false);
+	}
+	return 0;
+}
+
 /* trig_watch_around, compiled twice: `fast` (a constant) for the one
  * table and one reader, what the readers' path nearly always has; else
  * for whichever table and locking the watch has. */
@@ -88,61 +107,43 @@ static inline __attribute__((always_inline)) int
 watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	     struct trig_enc enc, void *ctx, bool fast)
 {
+	const struct btr_wakeup *wk = rec;
 	uint16_t type = ((const struct btr_hdr *)rec)->type;
 	struct trig_pre p;
 	int e;
 
-	/* the most common first: a switch, then a waking */
+	/* the most common first, alone: a switch, then a waking */
 	if (type == BTR_REC_SWITCH && len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
 		e = enc.sw(ctx, rec);
-		if (e)
-			return e;
-	} else if (type == BTR_REC_WAKING &&
-		   len >= sizeof(struct btr_wakeup)) {
-		p.t[0] = fast ? tstate_in(w->table,
-					  ((const struct btr_wakeup *)rec)->pid)
-			      : tstate_of(w,
-					  ((const struct btr_wakeup *)rec)->pid);
-		e = enc.wk(ctx, rec);
-		if (e || !p.t[0])
-			return e;
-		goto waking;
-	} else if (type == BTR_REC_SWITCH_BLOCKED &&
-		   len >= sizeof(struct btr_switch)) {
+		return e ? e : watched(w, cpu, rec, &p, true, fast);
+	}
+	if (type == BTR_REC_WAKING && len >= sizeof(*wk)) {
+		p.t[0] = fast ? tstate_in(w->table, wk->pid)
+			      : tstate_of(w, wk->pid);
+		e = enc.wk(ctx, wk);
+		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast);
+	}
+	if (type == BTR_REC_SWITCH_BLOCKED &&
+	    len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
 		e = enc.any(ctx, rec, len);
-		if (e)
-			return e;
-	} else if (type == BTR_REC_WAKEUP_NEW &&
-		   len >= sizeof(struct btr_wakeup)) {
-		p.t[0] = tstate_of(w, ((const struct btr_wakeup *)rec)->pid);
+		return e ? e : watched(w, cpu, rec, &p, true, fast);
+	}
+	if (type == BTR_REC_WAKEUP_NEW && len >= sizeof(*wk)) {
+		p.t[0] = tstate_of(w, wk->pid);
 		e = enc.any(ctx, rec, len);
-		if (e || !p.t[0])
-			return e;
-		goto waking;
-	} else if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
+		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast);
+	}
+	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
 		e = enc.any(ctx, rec, len);
 		if (!e && p.t[0])
 			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
 					 p.t[0]);
 		return e;
-	} else {
-		return enc.any(ctx, rec, len);
 	}
-	/* a switch */
-	if (!fast && w->locked)
-		trig_watch_switch(w, cpu, rec, &p);
-	else
-		on_switch(w, cpu, rec, &p, false);
-	return 0;
-waking:
-	if (!fast && w->locked)
-		trig_watch_waking(w, cpu, rec, p.t[0]);
-	else
-		on_waking(w, cpu, rec, p.t[0], false);
-	return 0;
+	return enc.any(ctx, rec, len);
 }
 
 /* One record, as a reader took it from CPU cpu's ring, watched around
