@@ -142,6 +142,16 @@ check_readers() {
 	done
 }
 
+@test "rings taking turns every 1 to 4 records (as hackbench's CPUs do) are read merged in time order, every record once" {
+	for n in 2 3; do
+		synth turns -n "$n" -k 3 -r 262144
+		[ "$(kv rings)" = "$n" ]
+		[ "$(kv records_per_drain)" -gt 5000 ]
+		[ "$(kv short_drains)" = 0 ]
+		[ "$(kv order_errors)" = 0 ]
+	done
+}
+
 @test "records the BPF side discarded are stepped over: the others once, in order, conserved; in time order across rings too" {
 	# every third record reserved is discarded (bpf_ringbuf_discard):
 	# read by no one, counted apart, the ring's space given back

@@ -34,9 +34,17 @@
  *         order across the rings (rings_drain_merged, as a recorder with
  *         --trigger reads): verifies every record read once, in time
  *         order across the rings (exit 1 if not)
+ * turns   the rings filled with records whose times take turns between
+ *         them every 1 to 4 records (as hackbench's two CPUs do), then
+ *         drained merged in time order and, filled again the same way,
+ *         drained ring after ring: ns a record of each (the best of the
+ *         rounds) and what the merge adds; exit 1 on a record out of
+ *         time order in a merged drain, or a drain that read fewer than
+ *         were written
  *
  * Output: one line of key=value pairs. */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -483,6 +491,93 @@ static int mode_merge(struct synth *s, uint32_t rounds)
 	return t.written == m.read && !m.order_errors && m.read ? 0 : 1;
 }
 
+/* Every ring filled with records whose times take turns between the
+ * rings in runs of 1 to 4, from base on; returns the next base. */
+static int fill_turns(struct synth *s, uint64_t *base)
+{
+	uint64_t *left = calloc(s->n, sizeof(*left)), total = 0;
+	uint32_t ring = 0, i;
+	int e = 0;
+
+	if (!left)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++)
+		total += left[i] = capacity(s, i) - 1;
+	while (total && !e) {
+		uint64_t run = 1 + (uint64_t)rand() % 4;
+
+		if (run > left[ring])
+			run = left[ring];
+		if (run) {
+			e = write_ring_at(s, ring, run, *base, 10);
+			*base += run * 10;
+			left[ring] -= run;
+			total -= run;
+		}
+		ring = (ring + 1) % s->n;
+	}
+	free(left);
+	return e;
+}
+
+static int mode_turns(struct synth *s, uint32_t rounds)
+{
+	struct merged m = { 0 };
+	uint32_t *all = calloc(s->n, sizeof(*all)), k, i;
+	struct keyheap_ent *heap = calloc(s->n, sizeof(*heap));
+	double best[2] = { 1e30, 1e30 };
+	uint64_t base = TS_BASE, per_fill = 0, short_drains = 0;
+	int e = 0, n = 0;
+
+	if (!all || !heap) {
+		free(all);
+		free(heap);
+		return -ENOMEM;
+	}
+	srand(11);
+	for (i = 0; i < s->n; i++) {
+		all[i] = i;
+		per_fill += capacity(s, i) - 1;
+	}
+	for (k = 0; k < 2 * rounds && !e; k++) {
+		bool merged = k % 2 == 0;
+		double t0;
+
+		if ((e = fill_turns(s, &base)))
+			break;
+		m.last = 0;
+		t0 = now_ns();
+		n = merged ? rings_drain_merged(s->rings, all, s->n, heap,
+						on_merged, &m)
+			   : rings_drain_list(s->rings, all, s->n, on_merged,
+					      &m);
+		if (n <= 0) {
+			e = n ? n : -ENODATA;
+			break;
+		}
+		if ((uint64_t)n != per_fill)
+			short_drains++;
+		t0 = (now_ns() - t0) / n;
+		if (t0 < best[merged])
+			best[merged] = t0;
+		if (!merged) /* ring after ring is out of order by design */
+			m.order_errors = 0;
+		if (m.order_errors)
+			break;
+	}
+	free(all);
+	free(heap);
+	if (e)
+		return e;
+	printf("rings=%u records_per_drain=%llu short_drains=%llu "
+	       "merged_ns_per_record=%.2f ring_order_ns_per_record=%.2f "
+	       "merge_adds_ns=%.2f order_errors=%llu\n", s->n,
+	       (unsigned long long)per_fill, (unsigned long long)short_drains,
+	       best[1], best[0], best[1] - best[0],
+	       (unsigned long long)m.order_errors);
+	return m.order_errors || short_drains ? 1 : 0;
+}
+
 static int fill_all(struct synth *s)
 {
 	uint32_t i;
@@ -646,7 +741,7 @@ static int mode_memory(struct synth *s)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: synth_rings check|rate|idle|memory|merge -n RINGS "
+	fprintf(stderr, "usage: synth_rings check|rate|idle|memory|merge|turns -n RINGS "
 			"[-r RING_SIZE] [-k ROUNDS] [-m MEMORY] [-t READERS "
 			"(check, rate)] [-d DISCARD_EVERY]\n");
 	return 64;
@@ -694,6 +789,8 @@ int main(int argc, char **argv)
 		rc = mode_memory(&s);
 	else if (!strcmp(mode, "merge"))
 		rc = mode_merge(&s, rounds ? rounds : 20);
+	else if (!strcmp(mode, "turns"))
+		rc = mode_turns(&s, rounds ? rounds : 10);
 	else
 		rc = usage();
 	if (rc < 0) {
