@@ -77,11 +77,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The hits taken: each one's spec muted from then on (the recorder
- * mutes a spec while its action is due). Returns n. */
 /* The encoder's entries as the watch calls them, the recorder's. */
 static const struct trig_enc enc_cbs = BUNDLE_ENC_CBS;
 
+/* The hits taken: each one's spec muted from then on (the recorder
+ * mutes a spec while its action is due). Returns n. */
 static uint64_t mute_hits(struct trig_watch *w, const struct trig_hit *h,
 			  size_t n)
 {

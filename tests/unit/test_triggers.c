@@ -82,6 +82,20 @@ static struct btr_wakeup wk(uint64_t ts, int32_t pid, int32_t cpu)
 	return r;
 }
 
+/* Record r, as read from CPU cpu's ring. */
+#define FEED(wt, cpu, r) trig_watch_record((wt), (cpu), &(r), sizeof(r))
+
+/* A watch of specs a and b (in s[0..1]) on ncpus, one reader. */
+static struct trig_watch *watch2(struct trig_spec *s, const char *a,
+				 const char *b, uint32_t ncpus)
+{
+	char err[128];
+
+	CHECK_EQ_I64(trig_spec_parse(a, &s[0], err, sizeof(err)), 0);
+	CHECK_EQ_I64(trig_spec_parse(b, &s[1], err, sizeof(err)), 0);
+	return trig_watch_new(s, 2, ncpus, false);
+}
+
 static size_t take(struct trig_watch *w, struct trig_hit *h, size_t max)
 {
 	uint64_t over = 0;
@@ -219,22 +233,61 @@ static void test_stale_waking(void)
 static void test_preempt_and_comm(void)
 {
 	struct trig_spec s[2];
-	char err[128];
 	struct trig_watch *wt;
 	struct trig_hit h[4];
 	struct btr_switch p = sw(1 * MS, 7, 0x100, 8), r = sw(30 * MS, 8, 0x100, 7),
 			  p2 = sw(31 * MS, 7, 0x100, 8), r2 = sw(32 * MS, 8, 0x100, 7);
 
-	trig_spec_parse("latency>20ms,comm=t7", &s[0], err, sizeof(err));
-	trig_spec_parse("latency>20ms,comm=other", &s[1], err, sizeof(err));
-	wt = trig_watch_new(s, 2, 1, false);
-	trig_watch_record(wt, 0, &p, sizeof(p));
-	trig_watch_record(wt, 0, &r, sizeof(r));
-	trig_watch_record(wt, 0, &p2, sizeof(p2));
-	trig_watch_record(wt, 0, &r2, sizeof(r2));
+	wt = watch2(s, "latency>20ms,comm=t7", "latency>20ms,comm=other", 1);
+	FEED(wt, 0, p);
+	FEED(wt, 0, r);
+	FEED(wt, 0, p2);
+	FEED(wt, 0, r2);
 	CHECK_EQ_I64(take(wt, h, 4), 1);
 	CHECK_EQ_I64(h[0].spec, 0);
 	CHECK(h[0].start == 1 * MS && h[0].end == 30 * MS);
+	trig_watch_free(wt);
+}
+
+/* Wakings that come in the way of a wait or a sleep:
+ * - a thread preempted (R+) while its state was S can still be woken: it
+ *   waited to run from its preemption (5 ms), not from that waking;
+ * - a long sleep of tid 7 (10 to 210 ms) whose waking (205 ms, CPU 2's
+ *   ring) is read last is kept apart at its switch-in; a short cycle's
+ *   switch-in (214 ms) read after the waking of the cycle after it (216
+ *   ms, CPU 1's ring read ahead of CPU 0's) keeps nothing in its place,
+ *   and the long sleep's waking, read at last, still pairs it. */
+static void test_wakings_in_the_way(void)
+{
+	struct btr_switch in0 = sw(1 * MS, 0, 0, 7), p = sw(5 * MS, 7, 0x100, 8),
+			  r = sw(35 * MS, 8, 1, 7);
+	struct btr_wakeup w0 = wk(30 * MS, 7, 0);
+	struct btr_switch out = sw(10 * MS, 7, 1, 0), in = sw(210 * MS, 0, 0, 7),
+			  out2 = sw(211 * MS, 7, 1, 0), in2 = sw(214 * MS, 0, 0, 7);
+	struct btr_wakeup next_w = wk(216 * MS, 7, 0), w = wk(205 * MS, 7, 0);
+	struct trig_spec s[2];
+	struct trig_hit h[4];
+	struct trig_watch *wt = watch2(s, "latency>20ms", "latency>40ms", 1);
+
+	FEED(wt, 0, in0);
+	FEED(wt, 0, p);
+	FEED(wt, 0, w0);
+	FEED(wt, 0, r);
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK(h[0].start == 5 * MS && h[0].end == 35 * MS);
+	trig_watch_free(wt);
+
+	wt = watch2(s, "latency>20ms", "blocked>100ms", 3);
+	FEED(wt, 0, out);
+	FEED(wt, 0, in);
+	FEED(wt, 0, out2);
+	FEED(wt, 1, next_w);
+	FEED(wt, 0, in2);
+	CHECK_EQ_I64(take(wt, h, 4), 0);
+	FEED(wt, 2, w); /* read last */
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].spec, 1);
+	CHECK(h[0].start == 10 * MS && h[0].end == 205 * MS);
 	trig_watch_free(wt);
 }
 
@@ -415,6 +468,9 @@ static void test_runqueue(void)
 {
 	runqueue_with(false);
 	runqueue_with(true);
+	setenv("BTR_TEST_WATCH_PAGED", "1", 1); /* the paged table's build */
+	runqueue_with(false);
+	unsetenv("BTR_TEST_WATCH_PAGED");
 	runqueue_adjacent(false);
 	runqueue_adjacent(true);
 }
@@ -582,6 +638,7 @@ int main(void)
 	RUN(test_stale_waking);
 	RUN(test_long_then_short);
 	RUN(test_preempt_and_comm);
+	RUN(test_wakings_in_the_way);
 	RUN(test_around);
 	RUN(test_runqueue);
 	RUN(test_mute);

@@ -326,9 +326,10 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 	}
 }
 
-/* The queue of cpu gained a thread and has n: its count left (lo, hi]
- * (rq_gain). A spec the count went under since (it was at most n - 1
- * before this gain) re-arms; one it now passes fires, once until then. */
+/* The queue of cpu gained a thread and has n: its count left the range
+ * in which a gain changes no spec (rq_gain, rq_range). A spec the count
+ * went under since (it was at most n - 1 before this gain) re-arms; one
+ * it now passes fires, once until then. The range is set anew. */
 void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 			 int32_t tid, uint64_t ts, const char *comm)
 {

@@ -150,8 +150,9 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
  * its encoding by enc (its context ctx): the state of the threads it
  * names is looked up and starts loading before, so that it is in the
  * cache by the time the record is handled, after (with many threads, the
- * misses on their state were most of the watch's cost). One dispatch on
- * the record's type serves the look-ups, the encoding and the handling.
+ * misses on their state were most of the watch's cost). For a switch or
+ * a waking, one dispatch on the record's type serves the look-ups, the
+ * encoding and the handling (other types the encoder dispatches again).
  * Returns what the encoding returned; a record it refused is not
  * watched. */
 static inline __attribute__((always_inline)) int

@@ -114,9 +114,11 @@ struct trig_watch {
 	uint64_t overflow;
 };
 
-/* The hot path below is written once and compiled twice, for one reader
- * (no lock, plain counters) and for reader threads (a lock a stripe of
- * thread ids, atomic counters): `locked` is a constant in each. */
+/* The hot path below is written once and compiled for one reader (no
+ * lock, plain counters; inlined into the readers' path, for the one table
+ * and for the paged one: watch_around's `fast`) and for reader threads (a
+ * lock a stripe of thread ids, atomic counters; out of line in watch.c):
+ * `locked` is a constant in each. */
 #define HOT static inline __attribute__((always_inline))
 
 /* The cold paths, out of line in watch.c. */
@@ -317,12 +319,17 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
-	 * has both 0; equal ones go the careful way), and runnable (since
-	 * its waking, read, or its switch-out) at most min_off ago (one
-	 * compare: a time later than ts wraps round to more); a sleep read
-	 * whole in order was checked at its waking */
-	uint64_t start = t->wake > t->out ? t->wake : t->out;
+	 * has both 0; equal ones go the careful way), and runnable at most
+	 * min_off ago (one compare: a switch-out later than ts wraps round
+	 * to more); runnable since its waking if that is read and of this
+	 * sleep (between the switch-out and ts: the sleep was checked at
+	 * it), else since its switch-out (a preempted thread's, whatever
+	 * wakings it had while it waited) */
+	uint64_t start = t->out;
 
+	if (t->wake > t->out && t->wake <= ts &&
+	    (t->out_raw & ~(uint32_t)STATE_PREEMPTED))
+		start = t->wake;
 	if (__builtin_expect(ts - start >= w->min_off || t->out <= prev_in, 0))
 		trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
 				   r->next_comm);
