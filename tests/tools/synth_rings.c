@@ -44,8 +44,8 @@
  *
  * Output: one line of key=value pairs. */
 #include <errno.h>
-#include <stdbool.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,24 +437,39 @@ static int on_merged(void *ctx, uint32_t ring, const void *rec, size_t len)
 	return 0;
 }
 
+/* What a merged drain of all the rings takes: their indexes, in *all,
+ * and a heap as large (rings_drain_merged). */
+static int merge_arrays(const struct synth *s, uint32_t **all,
+			struct keyheap_ent **heap)
+{
+	uint32_t i;
+
+	*all = calloc(s->n, sizeof(**all));
+	*heap = calloc(s->n, sizeof(**heap));
+	if (!*all || !*heap) {
+		free(*all);
+		free(*heap);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->n; i++)
+		(*all)[i] = i;
+	return 0;
+}
+
 static int mode_merge(struct synth *s, uint32_t rounds)
 {
 	struct merged m = { 0 };
 	struct synth_count t;
 	uint64_t base = TS_BASE, *next = calloc(s->n, sizeof(*next)), bad;
-	uint32_t *all = calloc(s->n, sizeof(*all)), k, i;
-	struct keyheap_ent *heap = calloc(s->n, sizeof(*heap));
+	uint32_t *all, k, i;
+	struct keyheap_ent *heap;
 	int e = 0, n;
 
-	if (!next || !all || !heap) {
+	if (!next || merge_arrays(s, &all, &heap)) {
 		free(next);
-		free(all);
-		free(heap);
 		return -ENOMEM;
 	}
 	srand(7);
-	for (i = 0; i < s->n; i++)
-		all[i] = i;
 	for (k = 0; k < rounds && !e; k++) {
 		/* a round's records: each ring gets a stretch of times that
 		 * interleaves with the others', after its own earlier ones */
@@ -491,8 +506,9 @@ static int mode_merge(struct synth *s, uint32_t rounds)
 	return t.written == m.read && !m.order_errors && m.read ? 0 : 1;
 }
 
-/* Every ring filled with records whose times take turns between the
- * rings in runs of 1 to 4, from base on; returns the next base. */
+/* Every ring filled, but one record, with records whose times take turns
+ * between the rings in runs of 1 to 4, from *base on, 10 ns apart; *base
+ * moved past them. Returns 0 or a negative errno. */
 static int fill_turns(struct synth *s, uint64_t *base)
 {
 	uint64_t *left = calloc(s->n, sizeof(*left)), total = 0;
@@ -523,22 +539,17 @@ static int fill_turns(struct synth *s, uint64_t *base)
 static int mode_turns(struct synth *s, uint32_t rounds)
 {
 	struct merged m = { 0 };
-	uint32_t *all = calloc(s->n, sizeof(*all)), k, i;
-	struct keyheap_ent *heap = calloc(s->n, sizeof(*heap));
+	uint32_t *all, k, i;
+	struct keyheap_ent *heap;
 	double best[2] = { 1e30, 1e30 };
 	uint64_t base = TS_BASE, per_fill = 0, short_drains = 0;
-	int e = 0, n = 0;
+	int e = merge_arrays(s, &all, &heap), n = 0;
 
-	if (!all || !heap) {
-		free(all);
-		free(heap);
-		return -ENOMEM;
-	}
+	if (e)
+		return e;
 	srand(11);
-	for (i = 0; i < s->n; i++) {
-		all[i] = i;
+	for (i = 0; i < s->n; i++)
 		per_fill += capacity(s, i) - 1;
-	}
 	for (k = 0; k < 2 * rounds && !e; k++) {
 		bool merged = k % 2 == 0;
 		double t0;

@@ -57,8 +57,8 @@ struct stripe {
 	_Alignas(64) pthread_mutex_t lock;
 };
 
-/* Per CPU: the threads waiting on its queue (as an int32_t; unsigned,
- * so that the sink below may wrap), and the range of counts in which a
+/* Per CPU: the threads waiting on its queue (unsigned, so that the sink
+ * below may wrap round; read as an int32_t), and the range of counts in which a
  * gain changes no runqueue spec, as its lowest count and its width less
  * one, in one word (RQ_RANGE): a gain past it fires a spec, a gain from
  * under it re-arms the specs it went under (or the count had gone under
@@ -265,7 +265,7 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 		if (__builtin_expect(ts - t->out >= w->min_blocked, 0) &&
 		    t->out && (t->out_raw == STATE_S || t->out_raw == STATE_D))
 			hit_blocked(w, r->pid, cpu, t->out, ts,
-				    (char)out_state(t->out_raw), r->comm);
+				    t->out_raw == STATE_D ? 'D' : 'S', r->comm);
 		runnable(w, t, r->pid, r->target_cpu, ts, r->comm, locked);
 	} else {
 		trig_watch_slow_wake(w, t, r->pid, cpu, r->target_cpu, ts,
