@@ -14,12 +14,17 @@
 /* The range of a queue's counts (rq_gain) in which a gain changes no
  * spec, after it found thresholds lo (the largest it passes, -1: none) and
  * hi (the smallest it does not): from lo + 2 (a gain from lo or under
- * re-arms a spec) to hi. Empty when hi is lo + 1: every gain checks. */
-static uint64_t rq_range(int32_t lo, int32_t hi)
+ * re-arms a spec) to hi, as its base (lowest count) and width less one.
+ * Empty when hi is lo + 1: every gain checks. */
+static void rq_range(int32_t lo, int32_t hi, int32_t *base, uint32_t *width)
 {
-	if (hi < lo + 2)
-		return RQ_RANGE(INT32_MIN, 0); /* no count but INT32_MIN */
-	return RQ_RANGE(lo + 2, (uint32_t)(hi - (lo + 2)));
+	if (hi < lo + 2) { /* no count but INT32_MIN */
+		*base = INT32_MIN;
+		*width = 0;
+		return;
+	}
+	*base = lo + 2;
+	*width = (uint32_t)(hi - (lo + 2));
 }
 
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
@@ -67,6 +72,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 		pthread_mutex_init(&w->stripes[i].lock, NULL);
 	pthread_mutex_init(&w->qlock, NULL);
 	pthread_mutex_init(&w->page_lock, NULL);
+	pthread_mutex_init(&w->rq_lock, NULL);
 	/* BTR_TEST_WATCH_PAGED=1: the paged table, as where the one table
 	 * is refused (tests) */
 	w->table = MAP_FAILED;
@@ -82,20 +88,24 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 			  strerror(errno));
 	w->fast = w->table && !locked;
 	w->rq1 = calloc((size_t)ncpus + 1, sizeof(*w->rq1));
+	w->rq_base = calloc(ncpus ? ncpus : 1, sizeof(*w->rq_base));
 	w->rq_over = calloc((size_t)(ncpus ? ncpus : 1) * (n ? n : 1), 1);
 	w->mute_until = calloc(n ? n : 1, sizeof(*w->mute_until));
 	w->mute_suppressed = calloc(n ? n : 1, 1);
-	if (!w->rq1 || !w->rq_over || !w->mute_until || !w->mute_suppressed) {
+	if (!w->rq1 || !w->rq_base || !w->rq_over || !w->mute_until || !w->mute_suppressed) {
 		trig_watch_free(w);
 		return NULL;
 	}
 	/* the sink's range holds every count; a CPU's counts 1 to the
-	 * smallest threshold */
-	w->rq1[0].range = RQ_RANGE(0, UINT32_MAX);
-	for (i = 1; i <= ncpus; i++)
-		w->rq1[i].range = rq_range(-1, w->min_runqueue > INT32_MAX
-						       ? INT32_MAX
-						       : (int32_t)w->min_runqueue);
+	 * smallest threshold (its count 0 is m UINT32_MAX: out of it) */
+	w->rq1[0].width = UINT32_MAX;
+	for (i = 1; i <= ncpus; i++) {
+		rq_range(-1,
+			 w->min_runqueue > INT32_MAX ? INT32_MAX
+						     : (int32_t)w->min_runqueue,
+			 &w->rq_base[i - 1], &w->rq1[i].width);
+		w->rq1[i].m = (uint32_t)0 - (uint32_t)w->rq_base[i - 1];
+	}
 	return w;
 }
 
@@ -114,7 +124,9 @@ void trig_watch_free(struct trig_watch *w)
 			munmap(w->pages[i], PAGE_BYTES);
 	pthread_mutex_destroy(&w->qlock);
 	pthread_mutex_destroy(&w->page_lock);
+	pthread_mutex_destroy(&w->rq_lock);
 	free(w->rq1);
+	free(w->rq_base);
 	free(w->rq_over);
 	free(w->mute_until);
 	free(w->mute_suppressed);
@@ -326,20 +338,27 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 	}
 }
 
-/* The queue of cpu gained a thread and has n: its count left the range
- * in which a gain changes no spec (rq_gain, rq_range). A spec the count
- * went under since (it was at most n - 1 before this gain) re-arms; one
- * it now passes fires, once until then. The range is set anew. */
-void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
-			 int32_t tid, uint64_t ts, const char *comm)
+/* The queue of cpu gained a thread, tid: its count left the range in
+ * which a gain changes no spec (rq_gain, rq_range). A spec the count went
+ * under since (it was at most n - 1 before this gain) re-arms; one it now
+ * passes fires, once until then. The range is set anew, and the count
+ * rebased on it by one atomic add: other readers' gains and losses
+ * meanwhile are kept. With reader threads, one check at a time. */
+void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
+			 uint64_t ts, const char *comm)
 {
-	int32_t lo = -1, hi = INT32_MAX;
-	uint32_t i;
+	struct rq *q = &w->rq1[cpu + 1];
+	int32_t lo = -1, hi = INT32_MAX, base, nbase;
+	int32_t n, was;
+	uint32_t i, width;
 
-	if (n < 1) { /* losses of threads it never gained */
-		__atomic_store_n(&w->rq1[cpu + 1].n, 1, __ATOMIC_RELAXED);
+	if (w->locked)
+		pthread_mutex_lock(&w->rq_lock);
+	base = w->rq_base[cpu];
+	was = n = (int32_t)(__atomic_load_n(&q->m, __ATOMIC_RELAXED) +
+			    (uint32_t)base);
+	if (n < 1) /* losses of threads it never gained */
 		n = 1;
-	}
 	for (i = 0; i < w->nspecs; i++) {
 		const struct trig_spec *s = &w->specs[i];
 		uint8_t *over = &w->rq_over[(size_t)cpu * w->nspecs + i];
@@ -365,8 +384,15 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
 		memcpy(h.comm, comm, TRIG_COMM_LEN);
 		push(w, &h);
 	}
-	__atomic_store_n(&w->rq1[cpu + 1].range, rq_range(lo, hi),
-			 __ATOMIC_RELAXED);
+	rq_range(lo, hi, &nbase, &width);
+	__atomic_add_fetch(&q->m,
+			   (uint32_t)n - (uint32_t)was + (uint32_t)base -
+				   (uint32_t)nbase,
+			   __ATOMIC_RELAXED);
+	w->rq_base[cpu] = nbase;
+	__atomic_store_n(&q->width, width, __ATOMIC_RELAXED);
+	if (w->locked)
+		pthread_mutex_unlock(&w->rq_lock);
 }
 
 /* Page p of the paged table, mapped on first sight (NULL: out of

@@ -57,24 +57,22 @@ struct stripe {
 	_Alignas(64) pthread_mutex_t lock;
 };
 
-/* Per CPU: the threads waiting on its queue (unsigned, so that the sink
- * below may wrap round; read as an int32_t), and the range of counts in which a
- * gain changes no runqueue spec, as its lowest count and its width less
- * one, in one word (RQ_RANGE): a gain past it fires a spec, a gain from
- * under it re-arms the specs it went under (or the count had gone under
- * 0: a thread counted before its CPU was known). Losses are only
- * counted: nothing fires on one, and the re-arming waits for the next
- * gain. Atomic with reader threads. The watch's array of them starts
- * with a sink, the queue of "no CPU" (rq_cpu1 0), whose range holds
- * every count: with one reader, a leave and a gain are made whether the
- * thread was or becomes queued or not, without a branch on it (a switch's
- * prev_state is as hard to predict as its type). */
+/* Per CPU: the threads waiting on its queue, counted from the lowest
+ * count of the range in which a gain changes no runqueue spec (m: the
+ * count less that base, unsigned; the base in the watch's rq_base), and
+ * the width of that range less one: a gain to an m past the width (one
+ * compare) fires a spec, or came from under the range and re-arms the
+ * specs it went under (or the count had gone under 0: a thread counted
+ * before its CPU was known). Losses are only counted: nothing fires on
+ * one, and the re-arming waits for the next gain. Atomic with reader
+ * threads. The watch's array of them starts with a sink, the queue of
+ * "no CPU" (rq_cpu1 0), whose width holds every count: with one reader,
+ * a gain is made whether the thread becomes queued or not, without a
+ * branch on it (a switch's prev_state is as hard to predict as its
+ * type). */
 struct rq {
-	uint32_t n, pad;
-	uint64_t range;
+	uint32_t m, width;
 };
-
-#define RQ_RANGE(lo, width) ((uint32_t)(lo) | (uint64_t)(width) << 32)
 
 struct trig_watch {
 	/* what the handling of every record reads, in one cache line */
@@ -101,6 +99,8 @@ struct trig_watch {
 	size_t sweep_at; /* the next page trig_watch_sweep looks at */
 	pthread_mutex_t page_lock;
 	uint64_t min_runqueue;
+	int32_t *rq_base; /* per CPU: the base of its rq's m */
+	pthread_mutex_t rq_lock; /* trig_watch_rq_check's, with `locked` */
 	uint8_t *rq_over; /* per CPU and runqueue spec: above it (atomic) */
 	/* per spec: its hits that end before mute_until are not queued but
 	 * counted (the main thread's doing: an action already holds the
@@ -125,8 +125,8 @@ struct trig_watch {
 void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 		    int32_t tid, uint32_t cpu, uint64_t start, uint64_t end,
 		    char state, const char *comm);
-void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t n,
-			 int32_t tid, uint64_t ts, const char *comm);
+void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
+			 uint64_t ts, const char *comm);
 struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid);
 
 HOT void hit_latency(struct trig_watch *w, int32_t tid, uint32_t cpu,
@@ -152,16 +152,15 @@ HOT void rq_gain(struct trig_watch *w, uint32_t q1, int32_t tid, uint64_t ts,
 		 const char *comm, bool locked)
 {
 	struct rq *q = &w->rq1[q1];
-	uint64_t range = __atomic_load_n(&q->range, __ATOMIC_RELAXED);
-	uint32_t n;
+	uint32_t m;
 
 	if (locked)
-		n = __atomic_add_fetch(&q->n, 1, __ATOMIC_RELAXED);
+		m = __atomic_add_fetch(&q->m, 1, __ATOMIC_RELAXED);
 	else
-		n = ++q->n;
-	if (__builtin_expect(n - (uint32_t)range > (uint32_t)(range >> 32), 0))
-		trig_watch_rq_check(w, (int32_t)q1 - 1, (int32_t)n, tid, ts,
-				    comm);
+		m = ++q->m;
+	if (__builtin_expect(m > __atomic_load_n(&q->width, __ATOMIC_RELAXED),
+			     0))
+		trig_watch_rq_check(w, (int32_t)q1 - 1, tid, ts, comm);
 }
 
 /* The thread leaves the queue it was counted on: with one reader, the
@@ -169,10 +168,10 @@ HOT void rq_gain(struct trig_watch *w, uint32_t q1, int32_t tid, uint64_t ts,
 HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
 {
 	if (!locked) {
-		w->rq1[t->rq_cpu1].n--;
+		w->rq1[t->rq_cpu1].m--;
 		t->rq_cpu1 = 0;
 	} else if (t->rq_cpu1) {
-		__atomic_sub_fetch(&w->rq1[t->rq_cpu1].n, 1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&w->rq1[t->rq_cpu1].m, 1, __ATOMIC_RELAXED);
 		t->rq_cpu1 = 0;
 	}
 }
