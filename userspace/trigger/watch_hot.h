@@ -318,20 +318,25 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
-	 * has both 0; equal ones go the careful way), and runnable at most
-	 * min_off ago (one compare: a switch-out later than ts wraps round
-	 * to more); runnable since its waking if that is read and of this
-	 * sleep (between the switch-out and ts: the sleep was checked at
-	 * it), else since its switch-out (a preempted thread's, whatever
-	 * wakings it had while it waited) */
-	uint64_t start = t->out;
+	 * has both 0; equal ones go the careful way), and off the CPU at
+	 * most min_off (one compare: a switch-out later than ts wraps round
+	 * to more): no wait nor sleep in it can pass a threshold. Else the
+	 * wait runs from its waking if that is read and of this sleep
+	 * (between the switch-out and ts: the sleep was checked at it),
+	 * else from its switch-out (a preempted thread's, whatever wakings
+	 * it had while it waited); the slow path if that may pass. */
+	uint64_t out = t->out;
 
-	if (t->wake > t->out && t->wake <= ts &&
-	    (t->out_raw & ~(uint32_t)STATE_PREEMPTED))
-		start = t->wake;
-	if (__builtin_expect(ts - start >= w->min_off || t->out <= prev_in, 0))
-		trig_watch_slow_in(w, t, r->next_pid, cpu, ts, prev_in,
-				   r->next_comm);
+	if (__builtin_expect(ts - out >= w->min_off || out <= prev_in, 0)) {
+		uint64_t start = out;
+
+		if (t->wake > out && t->wake <= ts &&
+		    (t->out_raw & ~(uint32_t)STATE_PREEMPTED))
+			start = t->wake;
+		if (ts - start >= w->min_off || out <= prev_in)
+			trig_watch_slow_in(w, t, r->next_pid, cpu, ts,
+					   prev_in, r->next_comm);
+	}
 	release(w, r->next_pid, locked);
 }
 
