@@ -291,6 +291,41 @@ static void test_wakings_in_the_way(void)
 	trig_watch_free(wt);
 }
 
+/* With reader threads, the reader of the wakings' ring may run a sleep
+ * ahead of the reader of the thread's own: it reads the waking of the
+ * next sleep before the switch-in that ended the last one. That waking
+ * still pairs with its sleep's switch-out and switch-in, read later: a
+ * 50 ms wait after a short sleep, then a 200 ms sleep. */
+static void test_waking_ahead(void)
+{
+	struct btr_switch out0 = sw(10 * MS, 7, 1, 0), in0 = sw(12 * MS, 0, 0, 7),
+			  out1 = sw(13 * MS, 7, 1, 0), in1 = sw(64 * MS, 0, 0, 7),
+			  out2 = sw(65 * MS, 7, 2, 0), in2 = sw(266 * MS, 0, 0, 7);
+	struct btr_wakeup w0 = wk(11 * MS, 7, 1), w1 = wk(14 * MS, 7, 1),
+			  w2 = wk(265 * MS, 7, 1);
+	struct trig_spec s[2];
+	struct trig_hit h[4];
+	struct trig_watch *wt = watch2(s, "latency>20ms", "blocked>100ms", 2);
+
+	FEED(wt, 1, out0);
+	FEED(wt, 0, w0);
+	FEED(wt, 0, w1); /* ahead of in0 and out1 */
+	FEED(wt, 1, in0);
+	FEED(wt, 1, out1);
+	CHECK_EQ_I64(take(wt, h, 4), 0);
+	FEED(wt, 1, in1);
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].spec, 0);
+	CHECK(h[0].start == 14 * MS && h[0].end == 64 * MS);
+	FEED(wt, 0, w2); /* ahead of out2 */
+	FEED(wt, 1, out2);
+	FEED(wt, 1, in2);
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].spec, 1);
+	CHECK(h[0].start == 65 * MS && h[0].end == 265 * MS && h[0].state == 'D');
+	trig_watch_free(wt);
+}
+
 /* An encoder for trig_watch_around that counts its calls and refuses the
  * record when *ctx's refuse is set. */
 struct enc_probe {
@@ -639,6 +674,7 @@ int main(void)
 	RUN(test_long_then_short);
 	RUN(test_preempt_and_comm);
 	RUN(test_wakings_in_the_way);
+	RUN(test_waking_ahead);
 	RUN(test_around);
 	RUN(test_runqueue);
 	RUN(test_mute);

@@ -2,11 +2,21 @@
  * waits. Built as distributions build (-O2, no frame pointers), calling
  * libc as programs do.
  *
- *   stall run CPU MS    a thread ("sleeper") that sleeps 1 ms in
- *                       nanosleep() over and over, pinned to CPU beside a
- *                       CPU hog ("hog"): short runnable waits; halfway the
- *                       hog turns SCHED_FIFO for MS and spins, so that the
- *                       sleeper waits runnable that long once
+ *   stall run CPU MS    a thread ("sleeper") pinned to CPU beside a CPU
+ *                       hog ("hog"), that blocks in read() on a pipe over
+ *                       and over, woken each time by a SCHED_FIFO thread
+ *                       on the same CPU ("ticker") that writes to it
+ *                       every 1 ms: short runnable waits; halfway the hog
+ *                       turns SCHED_FIFO (below the ticker) for MS and
+ *                       spins, so that the sleeper waits runnable that
+ *                       long once. The sleeper does not time its own
+ *                       naps: on PREEMPT_RT a SCHED_OTHER thread's timers
+ *                       expire in a softirq thread of its CPU (SCHED_FIFO
+ *                       priority 1), which the hog holds off, and it
+ *                       would sleep through the stall instead; an RT
+ *                       thread's timers expire in the hard interrupt.
+ *                       All of it on one CPU, so in one ring: with reader
+ *                       threads one reader reads the whole stall
  *   stall dwait MS      a thread ("fsyncer") that writes and fsync()s a
  *                       file in the current folder over and over (short D
  *                       sleeps), and once a vfork() whose child sleeps MS:
@@ -31,6 +41,7 @@
 
 static volatile int done;
 static int cpu, stall_ms;
+static int wake_pipe[2];
 static pid_t waiter_tid;
 static unsigned long long from_ns, to_ns;
 
@@ -43,13 +54,13 @@ static unsigned long long boottime(void)
 	       (unsigned long long)ts.tv_nsec;
 }
 
-static void pin(const char *name)
+static void pin(const char *name, int on)
 {
 	cpu_set_t set;
 
 	prctl(PR_SET_NAME, name);
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	CPU_SET(on, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		perror("sched_setaffinity");
 }
@@ -62,13 +73,37 @@ static void spin_until(unsigned long long end)
 
 static void *sleeper(void *arg)
 {
-	struct timespec ms = { 0, 1000000 };
+	char buf[64];
 
 	(void)arg;
-	pin("sleeper");
+	pin("sleeper", cpu);
 	waiter_tid = gettid();
 	while (!done)
+		if (read(wake_pipe[0], buf, sizeof(buf)) <= 0)
+			break;
+	return NULL;
+}
+
+/* Wakes the sleeper every 1 ms, preempting the hog even while that is
+ * SCHED_FIFO, and once more at the end so that the sleeper sees
+ * `done`. */
+static void *ticker(void *arg)
+{
+	struct sched_param fifo = { .sched_priority = 20 };
+	struct timespec ms = { 0, 1000000 };
+	char c = 0;
+
+	(void)arg;
+	pin("ticker", cpu);
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+		perror("sched_setscheduler");
+	while (!done) {
 		nanosleep(&ms, NULL);
+		if (write(wake_pipe[1], &c, 1) < 0)
+			break;
+	}
+	if (write(wake_pipe[1], &c, 1) < 0)
+		perror("write");
 	return NULL;
 }
 
@@ -77,7 +112,7 @@ static void *hog(void *arg)
 	struct sched_param fifo = { .sched_priority = 10 }, other = { 0 };
 
 	(void)arg;
-	pin("hog");
+	pin("hog", cpu);
 	spin_until(boottime() + WARMUP_MS * 1000000ull);
 	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
 		perror("sched_setscheduler");
@@ -143,7 +178,7 @@ static void dwait(void)
 
 int main(int argc, char **argv)
 {
-	pthread_t a, b;
+	pthread_t a, b, t;
 
 	if (argc != 4 && argc != 3) {
 		fprintf(stderr, "usage: stall run CPU MS | stall dwait MS\n");
@@ -152,10 +187,16 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "run") && argc == 4) {
 		cpu = atoi(argv[2]);
 		stall_ms = atoi(argv[3]);
+		if (pipe(wake_pipe)) {
+			perror("pipe");
+			return 1;
+		}
 		pthread_create(&a, NULL, sleeper, NULL);
 		pthread_create(&b, NULL, hog, NULL);
+		pthread_create(&t, NULL, ticker, NULL);
 		pthread_join(b, NULL);
 		pthread_join(a, NULL);
+		pthread_join(t, NULL);
 	} else if (!strcmp(argv[1], "dwait") && argc == 3) {
 		stall_ms = atoi(argv[2]);
 		pthread_create(&a, NULL, fsyncer, NULL);

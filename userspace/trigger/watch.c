@@ -485,6 +485,15 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 		if (ts > t->wake)
 			t->wake = ts;
 		runnable(w, t, tid, qcpu, ts, comm, w->locked);
+	} else if (ts > t->wake && t->wake > t->out && t->out >= t->in &&
+		   t->ahead <= t->out) {
+		/* woken again while, as read, still off the CPU after its
+		 * last waking: with reader threads, another reader has not
+		 * read the switch-in that ended that wait, nor the switch-out
+		 * of the sleep this waking ends. Kept for that sleep (the
+		 * first such: one sleep ahead at most), checked at its
+		 * switch-in */
+		t->ahead = ts;
 	}
 	/* else a waking of this thread read already, or one older than a
 	 * switch-in or switch-out read (it woke the thread before it ran
@@ -532,6 +541,15 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
 
+		if (!(t->wake >= t->out && t->wake <= ts) &&
+		    t->ahead >= t->out && t->ahead <= ts) {
+			/* its waking was read ahead of its switch-out */
+			t->wake = t->ahead;
+			t->ahead = 0;
+			if (st == 'S' || st == 'D')
+				hit_blocked(w, tid, cpu, t->out, t->wake,
+					    (char)st, comm);
+		}
 		if (st == 'R') {
 			hit_latency(w, tid, cpu, t->out, ts, comm);
 		} else if (t->wake >= t->out && t->wake <= ts) {

@@ -44,6 +44,10 @@ struct tstate {
 	uint64_t out, in, wake;
 	uint64_t p_out; /* the episode's switch-out (0: unread) */
 	uint64_t p_in;  /* its switch-in (0: no episode kept) */
+	/* a waking read while, as read, the thread was still in the sleep
+	 * that `wake` ended: of a later sleep, whose switch-out is in a ring
+	 * another reader has not read yet (0: none) */
+	uint64_t ahead;
 	uint32_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
 			   * none (a new page is all zeros) */
 	/* of `out`: the record's prev_state, as it is (out_state tells it
