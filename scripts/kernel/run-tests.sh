@@ -16,7 +16,7 @@ set -uo pipefail
 
 OUT=${OUT:-build}
 FILES=(02-record 16-wakeup-context 18-wait-reason 21-synth-rings
-	22-callstacks 24-hotplug 25-preempt-rt 27-cfi-stacks)
+	22-callstacks 24-hotplug 25-preempt-rt 27-cfi-stacks 28-triggers)
 # Under emulation (BTR_EMULATED=1, set by kernel-check.sh in its guests)
 # the simulated many-core host runs one of its three reader set-ups and
 # the overflow test: the rest is the readers' userspace, the same on
@@ -39,10 +39,13 @@ NO_FALLBACK=" 21-synth-rings "
 #   takes or not the same in its RT build, whose non-RT build runs them
 #   all; the RT file checks what RT does to the blocked functions and
 #   wakers the fallbacks find); elsewhere 24-hotplug (the rings are
-#   swapped and read the same whichever programs write them) and
-#   25-preempt-rt (its non-RT half).
+#   swapped and read the same whichever programs write them),
+#   25-preempt-rt (its non-RT half) and 28-triggers (the conditions are
+#   the reader's, from the switch and waking records: the fallbacks'
+#   prev_state is checked on the host's kernel, and what each kernel's
+#   scheduler does to the stall workload by the native pass).
 EMULATED_FALLBACK_RT=" 25-preempt-rt "
-EMULATED_NO_FALLBACK=" 24-hotplug 25-preempt-rt "
+EMULATED_NO_FALLBACK=" 24-hotplug 25-preempt-rt 28-triggers "
 passes=()
 files=()
 while [ $# -gt 0 ]; do
