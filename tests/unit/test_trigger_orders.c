@@ -7,7 +7,10 @@
  * every drain period: so are the records here, the hits taken after each
  * pass of 50 ms. Every wait and sleep that passes a threshold is known
  * from the schedule itself; the watch must report exactly those, with
- * their intervals, with and without reader threads' locks. */
+ * their intervals, with and without reader threads' locks. Read as two
+ * reader threads read (each its own rings in order, one ahead of the
+ * other), it must report none that the schedule does not hold, and most
+ * of those it does. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -149,31 +152,83 @@ static int cmp_hit(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Reads the schedule's records in time order, a pass every 50 ms of
- * trace time; the watch's hits into got, sorted. */
-static size_t read_passes(struct sched *s, struct trig_watch *w,
-			  struct hit *got)
+static void feed(struct trig_watch *w, const struct event *e)
 {
-	size_t ngot = 0, i = 0, k, j;
-	uint64_t now, over = 0;
+	if (e->is_wake)
+		trig_watch_record(w, e->cpu, &e->r.wk, sizeof(e->r.wk));
+	else
+		trig_watch_record(w, e->cpu, &e->r.sw, sizeof(e->r.sw));
+}
+
+/* Reader r's next record in [*at, to): CPU 0's ring is reader 0's, the
+ * others reader 1's. */
+static bool next_of(const struct sched *s, uint32_t r, size_t *at, size_t to)
+{
+	while (*at < to && (s->ev[*at].cpu == 0) != (r == 0))
+		(*at)++;
+	return *at < to;
+}
+
+/* The records [from, to) of the schedule as two reader threads read
+ * them, each its own rings in time order, taking turns in runs of 1 to
+ * 40 records: either may be ahead of the other by up to a pass. */
+static void feed_two_readers(struct trig_watch *w, const struct sched *s,
+			     size_t from, size_t to)
+{
+	size_t at[2] = { from, from };
+
+	for (;;) {
+		uint32_t r = (uint32_t)rnd(0, 1), run = (uint32_t)rnd(1, 40);
+
+		if (!next_of(s, r, &at[r], to)) {
+			r = !r;
+			if (!next_of(s, r, &at[r], to))
+				return;
+		}
+		for (; run && next_of(s, r, &at[r], to); at[r]++, run--)
+			feed(w, &s->ev[at[r]]);
+	}
+}
+
+static size_t take_all(struct trig_watch *w, struct hit *got, size_t ngot,
+		       uint64_t *over)
+{
 	struct trig_hit h[64];
+	size_t k, j;
+
+	while ((k = trig_watch_take(w, h, 64, over)))
+		for (j = 0; j < k && ngot < MAX_HITS; j++)
+			got[ngot++] = (struct hit){ h[j].spec, h[j].tid,
+						    h[j].start, h[j].end };
+	return ngot;
+}
+
+/* Reads the schedule's records in time order, or as two reader threads
+ * do (`readers`), a pass every 50 ms of trace time; the watch's hits
+ * into got, sorted. */
+static size_t read_passes(struct sched *s, struct trig_watch *w,
+			  struct hit *got, bool readers)
+{
+	size_t ngot = 0, i = 0, end;
+	uint64_t now, over = 0;
 
 	for (now = PASS; i < s->n; now += PASS) {
-		for (; i < s->n && s->ev[i].ts <= now; i++) {
-			const struct event *e = &s->ev[i];
-
-			if (e->is_wake)
-				trig_watch_record(w, e->cpu, &e->r.wk,
-						  sizeof(e->r.wk));
-			else
-				trig_watch_record(w, e->cpu, &e->r.sw,
-						  sizeof(e->r.sw));
-		}
-		while ((k = trig_watch_take(w, h, 64, &over)))
-			for (j = 0; j < k && ngot < MAX_HITS; j++)
-				got[ngot++] = (struct hit){ h[j].spec, h[j].tid,
-							    h[j].start, h[j].end };
+		for (end = i; end < s->n && s->ev[end].ts <= now; end++)
+			;
+		if (readers)
+			feed_two_readers(w, s, i, end);
+		else
+			for (; i < end; i++)
+				feed(w, &s->ev[i]);
+		i = end;
+		/* both readers read everything before now */
+		trig_watch_frontier(w, 0, now);
+		trig_watch_frontier(w, 1, now);
+		ngot = take_all(w, got, ngot, &over);
 	}
+	trig_watch_frontier(w, 0, UINT64_MAX);
+	trig_watch_frontier(w, 1, UINT64_MAX);
+	ngot = take_all(w, got, ngot, &over);
 	CHECK_EQ_I64(over, 0);
 	qsort(got, ngot, sizeof(*got), cmp_hit);
 	return ngot;
@@ -181,23 +236,22 @@ static size_t read_passes(struct sched *s, struct trig_watch *w,
 
 /* Returns how many hits the schedule holds: its threads' ids from
  * tid0, the watch's thread table one table or in pages. */
-static size_t one_schedule(uint64_t seed, bool locked, int32_t tid0,
-			   bool paged)
+/* Schedule `seed` into s, its threads' ids from tid0, and a watch of
+ * its two specs (in specs), locked or not, the table one or paged. */
+static struct trig_watch *schedule(struct sched *s, uint64_t seed,
+				   int32_t tid0, struct trig_spec *specs,
+				   bool locked, bool paged)
 {
-	static struct sched s;
-	static struct hit got[MAX_HITS];
-	struct trig_spec specs[2];
 	struct trig_watch *w;
 	char err[128];
-	size_t ngot, i;
 	int32_t tid;
 
 	rng = seed;
-	s.n = s.nwant = 0;
+	s->n = s->nwant = 0;
 	for (tid = tid0; tid < tid0 + THREADS; tid++)
-		thread_life(&s, tid);
-	qsort(s.ev, s.n, sizeof(s.ev[0]), cmp_event);
-	qsort(s.want, s.nwant, sizeof(s.want[0]), cmp_hit);
+		thread_life(s, tid);
+	qsort(s->ev, s->n, sizeof(s->ev[0]), cmp_event);
+	qsort(s->want, s->nwant, sizeof(s->want[0]), cmp_hit);
 	trig_spec_parse("latency>20ms", &specs[0], err, sizeof(err));
 	trig_spec_parse("blocked>300ms", &specs[1], err, sizeof(err));
 	if (paged)
@@ -205,7 +259,58 @@ static size_t one_schedule(uint64_t seed, bool locked, int32_t tid0,
 	w = trig_watch_new(specs, 2, CPUS, locked);
 	unsetenv("BTR_TEST_WATCH_PAGED");
 	CHECK(w != NULL);
-	ngot = read_passes(&s, w, got);
+	return w;
+}
+
+static bool wanted(const struct sched *s, const struct hit *h)
+{
+	size_t i;
+
+	for (i = 0; i < s->nwant; i++)
+		if (!memcmp(&s->want[i], h, sizeof(*h)))
+			return true;
+	return false;
+}
+
+/* The schedule read as two reader threads read it: every hit the watch
+ * hands out is one the schedule holds (none of the pairings a reader
+ * ahead of the other makes), with its interval. Adds the hits the
+ * schedule holds to *want, those found to *found. */
+static void two_readers(uint64_t seed, size_t *want, size_t *found)
+{
+	static struct sched s;
+	static struct hit got[MAX_HITS];
+	struct trig_spec specs[2];
+	struct trig_watch *w = schedule(&s, seed, 100, specs, true, false);
+	size_t ngot, i;
+
+	CHECK(w != NULL && trig_watch_readers(w, 2) == 0);
+	ngot = read_passes(&s, w, got, true);
+	for (i = 0; i < ngot; i++) {
+		if (wanted(&s, &got[i]))
+			continue;
+		fprintf(stderr, "seed %llu: got spec %u tid %d %llu..%llu, not in the schedule\n",
+			(unsigned long long)seed, got[i].spec, got[i].tid,
+			(unsigned long long)got[i].start,
+			(unsigned long long)got[i].end);
+		CHECK(0);
+		break;
+	}
+	*want += s.nwant;
+	*found += ngot;
+	trig_watch_free(w);
+}
+
+static size_t one_schedule(uint64_t seed, bool locked, int32_t tid0,
+			   bool paged)
+{
+	static struct sched s;
+	static struct hit got[MAX_HITS];
+	struct trig_spec specs[2];
+	struct trig_watch *w = schedule(&s, seed, tid0, specs, locked, paged);
+	size_t ngot, i;
+
+	ngot = read_passes(&s, w, got, false);
 	{
 		bool was_paged;
 		size_t bytes = trig_watch_resident(w, &was_paged);
@@ -247,8 +352,22 @@ static void test_random_schedules(void)
 	CHECK(hits > 1000);
 }
 
+/* As reader threads read: no false hit, and most of the true ones. */
+static void test_two_readers(void)
+{
+	size_t want = 0, found = 0;
+	uint64_t seed;
+
+	for (seed = 1; seed <= 200; seed++)
+		two_readers(seed, &want, &found);
+	fprintf(stderr, "two readers: %zu of %zu hits found\n", found, want);
+	CHECK(want > 1000);
+	CHECK(found * 2 > want);
+}
+
 int main(void)
 {
 	RUN(test_random_schedules);
+	RUN(test_two_readers);
 	return unit_finish();
 }

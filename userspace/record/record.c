@@ -74,6 +74,7 @@ struct reader_ctx {
 	_Alignas(64) struct recorder *r;
 	uint32_t id;
 	struct tid_batch tids;
+	uint64_t last_pass; /* when its last pass ended (trace clock) */
 };
 
 struct recorder {
@@ -392,6 +393,14 @@ static int reader_pass_done(void *ctx, int records)
 		tidbatch_apply(&rc->tids, r->procs);
 		return e ? e : take_handoff(r);
 	}
+	if (r->watch) {
+		/* every record older than the last pass's end is read now
+		 * (this pass began after it): hits that end before it may go */
+		uint64_t now = clocks_boottime_ns();
+
+		trig_watch_frontier(r->watch, rc->id, rc->last_pass);
+		rc->last_pass = now;
+	}
 	if (!records)
 		return e;
 	pthread_mutex_lock(&r->share);
@@ -545,6 +554,9 @@ static int setup(struct recorder *r)
 		return -EINVAL;
 	}
 	r->watch = r->trig ? rec_triggers_watch(r->trig) : NULL;
+	if (r->watch && r->nreaders > 1 &&
+	    trig_watch_readers(r->watch, r->nreaders))
+		return -ENOMEM;
 	if (hotplug_init(&r->hotplug, &r->plan))
 		return -ENOMEM;
 	r->enc = calloc(r->ncpus, sizeof(*r->enc));

@@ -388,6 +388,11 @@ void rec_triggers_log(const struct rec_triggers *t)
 			  kib, paged ? "pages of 4096 threads mapped as seen"
 				     : "one table of address space",
 			  (unsigned long long)t->swept);
+		if (trig_watch_cancelled(t->watch))
+			log_debug("%llu trigger conditions dropped: with reader "
+				  "threads, a record from inside them was read "
+				  "late (not one wait or sleep)",
+				  (unsigned long long)trig_watch_cancelled(t->watch));
 	}
 	if (t->filtered)
 		log_debug("%llu trigger conditions held for threads their "

@@ -127,19 +127,75 @@ void trig_watch_free(struct trig_watch *w)
 	pthread_mutex_destroy(&w->rq_lock);
 	free(w->rq1);
 	free(w->rq_base);
+	free(w->frontier);
 	free(w->rq_over);
 	free(w->mute_until);
 	free(w->mute_suppressed);
 	free(w);
 }
 
+/* How long after a reader's frontier a record older than it may still
+ * come: one committed late (on PREEMPT_RT a BPF program can be preempted
+ * between its reserve and its commit). */
+#define FRONTIER_SLACK (10 * 1000000ull)
+
 static void push(struct trig_watch *w, const struct trig_hit *h)
 {
+	size_t at;
+
 	pthread_mutex_lock(&w->qlock);
-	if (w->qlen == QUEUE_MAX)
+	if (w->qlen == QUEUE_MAX) {
 		w->overflow++;
-	else
-		w->queue[(w->qhead + w->qlen++) % QUEUE_MAX] = *h;
+	} else {
+		at = (w->qhead + w->qlen) % QUEUE_MAX;
+		w->queue[at] = *h;
+		w->qcancel[at] = 0;
+		__atomic_store_n(&w->qlen, w->qlen + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&w->qlock);
+}
+
+int trig_watch_readers(struct trig_watch *w, uint32_t n)
+{
+	free(w->frontier);
+	w->nreaders = 0;
+	w->frontier = n > 1 ? calloc(n, sizeof(*w->frontier)) : NULL;
+	if (n > 1 && !w->frontier)
+		return -ENOMEM;
+	w->nreaders = n > 1 ? n : 0;
+	return 0;
+}
+
+void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts)
+{
+	if (reader < w->nreaders)
+		__atomic_store_n(&w->frontier[reader], ts, __ATOMIC_RELEASE);
+}
+
+uint64_t trig_watch_cancelled(struct trig_watch *w)
+{
+	return __atomic_load_n(&w->cancelled, __ATOMIC_RELAXED);
+}
+
+/* A record of thread tid at ts was read: a held hit of that thread that
+ * it falls inside was not one wait or sleep (reader threads only: with
+ * one reader the records come in time order). From the slow paths, where
+ * every record older than its thread's last ones goes. */
+static void inside(struct trig_watch *w, int32_t tid, uint64_t ts)
+{
+	size_t i, at;
+
+	if (!w->nreaders || !__atomic_load_n(&w->qlen, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&w->qlock);
+	for (i = 0; i < w->qlen; i++) {
+		const struct trig_hit *h;
+
+		at = (w->qhead + i) % QUEUE_MAX;
+		h = &w->queue[at];
+		if (h->tid == tid && ts > h->start && ts < h->end)
+			w->qcancel[at] = 1;
+	}
 	pthread_mutex_unlock(&w->qlock);
 }
 
@@ -178,13 +234,28 @@ void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
 size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 		       uint64_t *overflow)
 {
+	uint64_t past = UINT64_MAX;
 	size_t n = 0;
+	uint32_t i;
 
+	/* with reader threads: the time every reader has read past */
+	for (i = 0; i < w->nreaders; i++) {
+		uint64_t f = __atomic_load_n(&w->frontier[i], __ATOMIC_ACQUIRE);
+
+		past = f < past ? f : past;
+	}
+	if (w->nreaders)
+		past = past > FRONTIER_SLACK ? past - FRONTIER_SLACK : 0;
 	pthread_mutex_lock(&w->qlock);
 	while (n < max && w->qlen) {
-		out[n++] = w->queue[w->qhead];
+		if (w->qcancel[w->qhead])
+			w->cancelled++;
+		else if (w->queue[w->qhead].end < past)
+			out[n++] = w->queue[w->qhead];
+		else
+			break; /* not every reader is past it yet */
 		w->qhead = (w->qhead + 1) % QUEUE_MAX;
-		w->qlen--;
+		__atomic_store_n(&w->qlen, w->qlen - 1, __ATOMIC_RELEASE);
 	}
 	*overflow += w->overflow;
 	w->overflow = 0;
@@ -469,6 +540,7 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
+	inside(w, tid, ts);
 	if (t->p_in && ts <= t->p_in && ts >= t->p_out) {
 		if (t->p_out) { /* the kept episode's waking */
 			episode_check(w, t, tid, cpu, ts, comm);
@@ -508,6 +580,7 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 {
 	uint8_t st = out_state(raw);
 
+	inside(w, tid, ts);
 	if (ts >= t->in) { /* in order, its waking read first */
 		t->out = ts;
 		t->out_raw = raw;
@@ -538,6 +611,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
+	inside(w, tid, ts);
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
 

@@ -198,8 +198,25 @@ static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
 			  NULL);
 }
 
+/* With n reader threads (each reading its own rings, in time order, one
+ * ahead of another by up to a pass or more), a wait or sleep is made of
+ * records that different readers read at different times: a waking read
+ * early can pair with a switch-in of a later cycle whose earlier
+ * records another reader has not read yet. So each hit is held until
+ * every reader has read past its end (trig_watch_frontier), and dropped
+ * if a record of its thread from inside it was read meanwhile: such a
+ * record shows the pairing was not one wait or sleep. Call before the
+ * readers start; 0 or -ENOMEM. */
+int trig_watch_readers(struct trig_watch *w, uint32_t n);
+/* Reader `reader` has read every record of its rings older than ts. */
+void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts);
+/* Hits dropped so far because a record inside them was read late. */
+uint64_t trig_watch_cancelled(struct trig_watch *w);
+
 /* Moves up to max queued hits into out, oldest first; returns how many.
- * *overflow (added to) counts hits the queue had no room for. */
+ * *overflow (added to) counts hits the queue had no room for. With
+ * reader threads, only hits every reader has read past (a record
+ * committed up to FRONTIER_SLACK late still cancels one). */
 size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 		       uint64_t *overflow);
 

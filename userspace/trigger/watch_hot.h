@@ -114,8 +114,14 @@ struct trig_watch {
 	uint64_t muted[2];        /* merged, suppressed */
 	pthread_mutex_t qlock;
 	struct trig_hit queue[QUEUE_MAX];
-	size_t qhead, qlen;
-	uint64_t overflow;
+	uint8_t qcancel[QUEUE_MAX]; /* 1: a record inside it was read */
+	size_t qhead, qlen; /* qlen atomic for a look without the lock */
+	uint64_t overflow, cancelled;
+	/* with reader threads (trig_watch_readers): per reader, the time
+	 * before which it has read every record (atomic); a hit is handed
+	 * out once every reader is past its end */
+	uint64_t *frontier;
+	uint32_t nreaders;
 };
 
 /* The hot path below is written once and compiled for one reader (no
