@@ -9,8 +9,8 @@
  * from the schedule itself; the watch must report exactly those, with
  * their intervals, with and without reader threads' locks. Read as two
  * reader threads read (each its own rings in order, one ahead of the
- * other), it must report none that the schedule does not hold, and most
- * of those it does. */
+ * other), it must report none that the schedule does not hold, and
+ * nearly all of those it does. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -352,7 +352,9 @@ static void test_random_schedules(void)
 	CHECK(hits > 1000);
 }
 
-/* As reader threads read: no false hit, and most of the true ones. */
+/* As reader threads read: no false hit, and nearly all of the true ones
+ * (one is missed when its waking was read more than a sleep ahead and
+ * nothing read later shows the sleep's end). */
 static void test_two_readers(void)
 {
 	size_t want = 0, found = 0;
@@ -362,7 +364,7 @@ static void test_two_readers(void)
 		two_readers(seed, &want, &found);
 	fprintf(stderr, "two readers: %zu of %zu hits found\n", found, want);
 	CHECK(want > 1000);
-	CHECK(found * 2 > want);
+	CHECK(found * 10 >= want * 9);
 }
 
 int main(void)

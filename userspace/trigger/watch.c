@@ -177,11 +177,15 @@ uint64_t trig_watch_cancelled(struct trig_watch *w)
 	return __atomic_load_n(&w->cancelled, __ATOMIC_RELAXED);
 }
 
-/* A record of thread tid at ts was read: a held hit of that thread that
- * it falls inside was not one wait or sleep (reader threads only: with
- * one reader the records come in time order). From the slow paths, where
- * every record older than its thread's last ones goes. */
-static void inside(struct trig_watch *w, int32_t tid, uint64_t ts)
+/* A record of thread tid at ts was read, a waking (`ends` 'W'), a
+ * switch-in ('I') or a switch-out (0): a held hit of that thread that it
+ * falls inside was not one wait or sleep (reader threads only: with one
+ * reader the records come in time order). If the record is what ends
+ * such an episode (a waking for a sleep, a switch-in for a wait), the
+ * episode ended there: the hit is cut short to it, kept if it still
+ * passes its spec, else dropped. From the slow paths, where every record
+ * older than its thread's last ones goes. */
+static void inside(struct trig_watch *w, int32_t tid, uint64_t ts, char ends)
 {
 	size_t i, at;
 
@@ -189,12 +193,19 @@ static void inside(struct trig_watch *w, int32_t tid, uint64_t ts)
 		return;
 	pthread_mutex_lock(&w->qlock);
 	for (i = 0; i < w->qlen; i++) {
-		const struct trig_hit *h;
+		struct trig_hit *h;
 
 		at = (w->qhead + i) % QUEUE_MAX;
 		h = &w->queue[at];
-		if (h->tid == tid && ts > h->start && ts < h->end)
+		if (h->tid != tid || ts <= h->start || ts >= h->end)
+			continue;
+		if (ends && (ends == 'I') == (h->state == 'R') &&
+		    ts - h->start >= w->specs[h->spec].threshold) {
+			h->end = ts;
+			h->value = ts - h->start;
+		} else {
 			w->qcancel[at] = 1;
+		}
 	}
 	pthread_mutex_unlock(&w->qlock);
 }
@@ -540,7 +551,7 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
-	inside(w, tid, ts);
+	inside(w, tid, ts, 'W');
 	if (t->p_in && ts <= t->p_in && ts >= t->p_out) {
 		if (t->p_out) { /* the kept episode's waking */
 			episode_check(w, t, tid, cpu, ts, comm);
@@ -580,7 +591,7 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 {
 	uint8_t st = out_state(raw);
 
-	inside(w, tid, ts);
+	inside(w, tid, ts, 0);
 	if (ts >= t->in) { /* in order, its waking read first */
 		t->out = ts;
 		t->out_raw = raw;
@@ -611,7 +622,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
-	inside(w, tid, ts);
+	inside(w, tid, ts, 'I');
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
 
