@@ -54,13 +54,13 @@ static unsigned long long boottime(void)
 	       (unsigned long long)ts.tv_nsec;
 }
 
-static void pin(const char *name, int on)
+static void pin(const char *name)
 {
 	cpu_set_t set;
 
 	prctl(PR_SET_NAME, name);
 	CPU_ZERO(&set);
-	CPU_SET(on, &set);
+	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		perror("sched_setaffinity");
 }
@@ -76,7 +76,7 @@ static void *sleeper(void *arg)
 	char buf[64];
 
 	(void)arg;
-	pin("sleeper", cpu);
+	pin("sleeper");
 	waiter_tid = gettid();
 	while (!done)
 		if (read(wake_pipe[0], buf, sizeof(buf)) <= 0)
@@ -94,7 +94,7 @@ static void *ticker(void *arg)
 	char c = 0;
 
 	(void)arg;
-	pin("ticker", cpu);
+	pin("ticker");
 	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
 		perror("sched_setscheduler");
 	while (!done) {
@@ -112,7 +112,7 @@ static void *hog(void *arg)
 	struct sched_param fifo = { .sched_priority = 10 }, other = { 0 };
 
 	(void)arg;
-	pin("hog", cpu);
+	pin("hog");
 	spin_until(boottime() + WARMUP_MS * 1000000ull);
 	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
 		perror("sched_setscheduler");

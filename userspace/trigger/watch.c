@@ -96,7 +96,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 		trig_watch_free(w);
 		return NULL;
 	}
-	/* the sink's range holds every count; a CPU's counts 1 to the
+	/* the sink's width holds every count; a CPU's counts 1 to the
 	 * smallest threshold (its count 0 is m UINT32_MAX: out of it) */
 	w->rq1[0].width = UINT32_MAX;
 	for (i = 1; i <= ncpus; i++) {

@@ -56,6 +56,7 @@ struct tstate {
 	uint8_t p_st;    /* of p_out: 'R' (preempted), 'S', 'D', 0 other */
 	uint8_t p_lat;   /* 1: the episode's latency was checked already */
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct tstate) == 64, "a thread's state is one line");
 
 struct stripe {
 	_Alignas(64) pthread_mutex_t lock;
