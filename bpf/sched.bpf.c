@@ -59,6 +59,7 @@ const volatile bool use_rdonly_cast = false; /* 6.2 */
 const volatile bool use_user_walk = false;   /* 5.17: bpf_loop */
 const volatile bool use_kstack_cache = false;
 const volatile bool use_tai = false;         /* 6.1 */
+const volatile bool use_find_vma = false;    /* 5.17: bpf_find_vma */
 
 /* Kernels since 6.2 let a tp_btf program read kernel memory it has an
  * address of as a typed object (faults read as 0): the preempt count as
@@ -711,6 +712,21 @@ struct vma_find {
 	struct btr_vmas *e;
 };
 
+/* The file of mapping v (f, NULL: none): inode, device, name. */
+static __always_inline void vma_file(struct btr_vma *v, struct file *f)
+{
+	v->ino = 0;
+	v->dev = 0;
+	v->pad = 0;
+	v->name[0] = '\0';
+	if (!f)
+		return;
+	v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	bpf_probe_read_kernel_str(v->name, sizeof(v->name),
+				  BPF_CORE_READ(f, f_path.dentry, d_name.name));
+}
+
 /* bpf_find_vma()'s callback: the mapping into the record. */
 static long vma_found(struct task_struct *task, struct vm_area_struct *vma,
 		      void *data)
@@ -727,18 +743,8 @@ static long vma_found(struct task_struct *task, struct vm_area_struct *vma,
 	v->start = vma->vm_start;
 	v->end = vma->vm_end;
 	v->pgoff = vma->vm_pgoff;
-	v->ino = 0;
-	v->dev = 0;
-	v->pad = 0;
-	v->name[0] = '\0';
 	f = vma->vm_file;
-	if (f) {
-		v->ino = BPF_CORE_READ(f, f_inode, i_ino);
-		v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-		bpf_probe_read_kernel_str(v->name, sizeof(v->name),
-					  BPF_CORE_READ(f, f_path.dentry,
-							d_name.name));
-	}
+	vma_file(v, f);
 	e->n = i + 1;
 	return 0;
 }
@@ -764,11 +770,52 @@ static __always_inline void vma_text(struct task_struct *t,
 	e->n = 1;
 }
 
+/* What an mmap() that made an executable mapping was asked (its system
+ * call's arguments): that mapping, where a look-up cannot be made. */
+struct mmap_args {
+	__u64 len, off, flags;
+	__s64 fd;
+};
+
+#define MAP_ANONYMOUS 0x20
+
+/* The mapping an mmap() made at start, from its arguments m, into the
+ * record: its file through the process's descriptor table (no mmap
+ * lock). Pages of 4 KiB: x86-64's, the one architecture with the hook. */
+static __always_inline void vma_from_args(struct task_struct *t,
+					  struct btr_vmas *e, __u64 start,
+					  const struct mmap_args *m)
+{
+	struct file **fds, *f = NULL;
+	struct fdtable *fdt;
+	struct btr_vma *v;
+	__u32 i = e->n;
+
+	if (i >= BTR_VMAS_MAX)
+		return;
+	v = &e->v[i];
+	v->start = start;
+	v->end = start + ((m->len + 4095) & ~4095ULL);
+	v->pgoff = m->off >> 12;
+	if (!(m->flags & MAP_ANONYMOUS) && m->fd >= 0) {
+		fdt = BPF_CORE_READ(t, files, fdt);
+		if (fdt && m->fd < BPF_CORE_READ(fdt, max_fds)) {
+			fds = BPF_CORE_READ(fdt, fd);
+			bpf_probe_read_kernel(&f, sizeof(f), &fds[m->fd]);
+		}
+	}
+	vma_file(v, f);
+	e->n = i + 1;
+}
+
 /* A BTR_REC_VMAS record of process tgid with its program's text and the
  * mapping of pc (0: none; one bpf_find_vma() a program run: see
- * BTR_VMAS_MAX), 5.17 as the walk. */
+ * BTR_VMAS_MAX), 5.17 as the walk. pc a mapping mmap() just made (m, its
+ * arguments; NULL at a sleep): when the look-up fails (the mmap lock
+ * busy) or is not made (--fallback find-vma), the mapping comes from
+ * the arguments; else the failure is counted. */
 static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
-				      __u64 pc)
+				      __u64 pc, const struct mmap_args *m)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
@@ -790,8 +837,12 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 		e->exe[0] = '\0';
 	c.e = e;
 	if (pc && (pc < e->v[0].start || pc >= e->v[0].end) &&
-	    bpf_find_vma(t, pc, vma_found, &c, 0) && a)
-		a->vmas_failed++;
+	    (!use_find_vma || bpf_find_vma(t, pc, vma_found, &c, 0))) {
+		if (m)
+			vma_from_args(t, e, pc, m);
+		else if (a)
+			a->vmas_failed++;
+	}
 	if (!e->n)
 		return;
 	e->tgid = (__s32)tgid;
@@ -838,7 +889,7 @@ static __always_inline void record_vmas(struct stack_buf *b, __u32 n,
 			break;
 		}
 	}
-	emit_vmas(a, tgid, pc);
+	emit_vmas(a, tgid, pc, NULL);
 }
 
 static __always_inline long user_walk(struct stack_buf *b, __u32 n,
@@ -1186,7 +1237,7 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 						  TREAD(btf, bprm, filename));
 			bpf_map_update_elem(&exe_paths, &tgid, ex, BPF_ANY);
 		}
-		emit_vmas(a, tgid, 0);
+		emit_vmas(a, tgid, 0, NULL);
 	}
 	__builtin_memset(e->filename, 0, BTR_FILENAME_LEN);
 	bpf_probe_read_kernel_str(e->filename, BTR_FILENAME_LEN,
@@ -1270,7 +1321,8 @@ BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
 #define X86_NR_MMAP 9
 #define PROT_EXEC 0x4
 
-static __always_inline int do_mmap_exit(__u64 nr, __u64 prot, long ret)
+static __always_inline int do_mmap_exit(__u64 nr, __u64 prot, long ret,
+					struct mmap_args *m)
 {
 	__u32 tgid;
 
@@ -1280,7 +1332,7 @@ static __always_inline int do_mmap_exit(__u64 nr, __u64 prot, long ret)
 	/* whether or not its maps were read: a reading before this mmap
 	 * lacks it (a process's executable mmaps are few) */
 	tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret);
+	emit_vmas(acct_get(BTR_PROG_MAX), tgid, (__u64)ret, m);
 	return 0;
 }
 
@@ -1289,19 +1341,30 @@ static __always_inline int do_mmap_exit(__u64 nr, __u64 prot, long ret)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(btf_mmap_exit, struct pt_regs *regs, long ret)
 {
+	struct mmap_args m;
+
 	if (regs->orig_ax != X86_NR_MMAP)
 		return 0;
-	return do_mmap_exit(regs->orig_ax, regs->dx, ret);
+	m.len = regs->si;
+	m.off = regs->r9;
+	m.flags = regs->r10;
+	m.fd = (__s64)regs->r8;
+	return do_mmap_exit(regs->orig_ax, regs->dx, ret, &m);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(raw_mmap_exit, struct pt_regs *regs, long ret)
 {
 	__u64 nr = BPF_CORE_READ(regs, orig_ax);
+	struct mmap_args m;
 
 	if (nr != X86_NR_MMAP)
 		return 0;
-	return do_mmap_exit(nr, BPF_CORE_READ(regs, dx), ret);
+	m.len = BPF_CORE_READ(regs, si);
+	m.off = BPF_CORE_READ(regs, r9);
+	m.flags = BPF_CORE_READ(regs, r10);
+	m.fd = (__s64)BPF_CORE_READ(regs, r8);
+	return do_mmap_exit(nr, BPF_CORE_READ(regs, dx), ret, &m);
 }
 
 SEC("raw_tp")

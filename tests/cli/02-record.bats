@@ -244,12 +244,13 @@ check_cpu_order() {
 	local f n=0
 	for f in "tp_btf programs" "sched_switch's prev_state argument" \
 		"bpf_rdonly_cast for the preempt count" "user stacks walked in BPF" \
-		"the per-thread kernel stack cache" "bpf_ktime_get_tai_ns"; do
+		"the per-thread kernel stack cache" "bpf_ktime_get_tai_ns" \
+		"mapping look-ups in BPF (bpf_find_vma)"; do
 		grep -q "debug: kernel: $f.* (since [0-9.]*): \(yes\|no, .*; .* instead\)$" <<<"$output" ||
 			fail "no -v line for $f"
 		n=$((n + 1))
 	done
-	[ "$n" -eq 6 ]
+	[ "$n" -eq 7 ]
 	grep -q "debug: kernel: interrupt context of wakeups: yes" <<<"$output"
 	# a forced fallback is said as such, and only then
 	if [ -n "${BTR_FALLBACK:-}" ]; then

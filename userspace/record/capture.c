@@ -103,6 +103,7 @@ static int open_and_load(struct capture *c, bool raw, char *err, size_t errlen)
 	c->skel->rodata->use_rdonly_cast = kfeatures_use(c->o.kf, KF_RDONLY_CAST);
 	c->skel->rodata->use_user_walk = kfeatures_use(c->o.kf, KF_USER_WALK);
 	c->skel->rodata->use_tai = kfeatures_use(c->o.kf, KF_TAI);
+	c->skel->rodata->use_find_vma = kfeatures_use(c->o.kf, KF_FIND_VMA);
 	c->skel->rodata->blocked_mode = c->o.blocked_mode;
 	c->skel->rodata->callstacks = c->o.callstacks;
 	c->skel->rodata->user_stacks = c->o.user_stacks;

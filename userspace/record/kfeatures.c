@@ -30,6 +30,10 @@ static const struct {
 			      "5.17", "every sleep's kernel stack walked" },
 	[KF_TAI] = { "tai", "bpf_ktime_get_tai_ns", "6.1",
 		     "clock snapshots without TAI" },
+	[KF_FIND_VMA] = { "find-vma", "mapping look-ups in BPF (bpf_find_vma)",
+			  "5.17",
+			  "executable mmaps recorded from their arguments, a "
+			  "sleeping process's libraries left to /proc" },
 };
 
 const char *kfeatures_fallback_names(void)
@@ -205,6 +209,7 @@ int kfeatures_probe(struct kfeatures *k)
 	(void)walk;
 #endif
 	k->have[KF_TAI] = has_helper(btf, "ktime_get_tai_ns");
+	k->have[KF_FIND_VMA] = has_helper(btf, "find_vma");
 	k->pc_from_rq = preempt_count_from_rq(btf);
 	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
 	k->rt_softirq = id > 0 && member_offset(btf, btf__type_by_id(btf, id),
@@ -226,7 +231,7 @@ void kfeatures_log(const struct kfeatures *k, bool raw_tp, bool callstacks,
 	for (f = 0; f < KF_COUNT; f++) {
 		const char *why;
 
-		if ((f == KF_USER_WALK && !callstacks) ||
+		if (((f == KF_USER_WALK || f == KF_FIND_VMA) && !callstacks) ||
 		    (f == KF_KSTACK_CACHE && !kstacks))
 			continue;
 		if (f == KF_TP_BTF ? !raw_tp : kfeatures_use(k, f)) {

@@ -21,6 +21,9 @@ enum kfeature {
 	KF_KSTACK_CACHE, /* the same two: the per-thread kernel stack
 			  * cache; else every sleep's stack is walked */
 	KF_TAI,          /* bpf_ktime_get_tai_ns (6.1); else no TAI clock */
+	KF_FIND_VMA,     /* bpf_find_vma (5.17): a mapping looked up at a
+			  * sleep and at an executable mmap(); else the
+			  * latter's from the system call's arguments */
 	KF_COUNT
 };
 
