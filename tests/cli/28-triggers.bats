@@ -126,6 +126,44 @@ read_stall() {
 	"$BTR" stats --fail-on-loss "$TMP/t.pb" >/dev/null
 }
 
+@test "a condition read only as the recording ends fires into its trace; a snapshot not yet due is said to be in it" {
+	need_root
+	local cpu=$(($(nproc) - 1)) trig line start end
+	# rings too large to wake the reader and a drain pass every 10 s: the
+	# stall is read only by the last drain, once SIGINT has come (with
+	# two reader threads, whose hits wait for both readers to be past)
+	"$BTR" --readers 2 --trigger 'latency>20ms,comm=sleeper' --ringbuf-size 64M \
+		--drain-period 10s -o "$TMP/t.pb" 2>"$TMP/rec.err" &
+	local pid=$!
+	wait_recording "$pid"
+	"$TOOLS/stall" run "$cpu" 50 >"$TMP/cmd.out"
+	kill -INT "$pid"
+	wait "$pid" || fail "record failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+	read_stall "$TMP/cmd.out"
+	[ "$(grep -c 'trigger latency>20ms,comm=sleeper fired: .*; read as the recording ends, it is in its trace$' "$TMP/rec.err")" = 1 ]
+	[ ! -e "$TMP/t.1.pb" ]
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 1 ]
+	trig=$(tp_triggers "$TMP/t.pb")
+	echo "triggers: $trig"
+	[ "$(wc -l <<<"$trig")" = 1 ]
+	[ "${trig#*,}" = "latency>20ms,comm=sleeper" ]
+	# its mark over the wait
+	line=$(tp_marks "$TMP/t.pb" | grep "^$STALL_TID,")
+	IFS=, read -r _ start end _ <<<"$line"
+	[ "$start" -ge $((STALL_FROM - 5000000)) ] && [ "$end" -ge "$STALL_TO" ]
+	[ $((end - start)) -ge 45000000 ]
+	# a snapshot whose delay outlasts the recording: the trace holds it,
+	# the log says so
+	"$BTR" --trigger 'latency>20ms,comm=sleeper' --trigger-delay 20s \
+		-o "$TMP/u.pb" -- "$TOOLS/stall" run "$cpu" 50 \
+		>"$TMP/cmd.out" 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+	[ ! -e "$TMP/u.1.pb" ]
+	grep -q "the recording ends before the snapshot of trigger latency>20ms,comm=sleeper was due (--trigger-delay): the trace holds it" "$TMP/rec.err"
+	[ "$(wc -l <<<"$(tp_triggers "$TMP/u.pb")")" = 1 ]
+}
+
 @test "blocked>300ms on an fsync-heavy thread fires for the long D sleep only, D> as well, the fsyncs fire nothing" {
 	need_root
 	file_scratch triggers

@@ -1126,6 +1126,8 @@ static int finish(struct recorder *r)
 		e = capture_drain(r->cap);
 	if (e >= 0)
 		e = flush_encoders(r);
+	if (!e && r->trig)
+		rec_triggers_finish(r->trig, clocks_boottime_ns());
 	if (!e)
 		e = take_clock_snapshot(r);
 	if (!e && r->ustacks)

@@ -27,6 +27,7 @@ struct rec_triggers {
 	uint64_t now;
 	/* the action a trigger asked for, once due */
 	bool pending, stopping;
+	bool final; /* the hits taken after the readers stopped */
 	uint64_t due;
 	/* the trigger of the snapshot being written, for its trailer */
 	bool acting;
@@ -197,6 +198,12 @@ static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 	int32_t tgid = 0;
 	bool joined;
 
+	/* taken as the recording ends, after a stop: within its delay, part
+	 * of it */
+	if (t->stopping) {
+		t->merged++;
+		return;
+	}
 	/* the filters /proc answers, then the limit, before anything else
 	 * reads /proc: a storm past the limit costs a count each */
 	if (trig_spec_needs_proc(s)) {
@@ -235,8 +242,9 @@ static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 	log_event("trigger %s fired: tid %d (%.16s, pid %d) %s, at %.6f s to "
 		  "%.6f s; %s%s", s->text, (int)h->tid, h->comm, (int)m.pid,
 		  what, (double)h->start / 1e9, (double)h->end / 1e9,
-		  joined ? "it joins the pending action: " : "",
-		  verb(t->o->trigger_stop));
+		  joined && !t->final ? "it joins the pending action: " : "",
+		  t->final ? "read as the recording ends, it is in its trace"
+			   : verb(t->o->trigger_stop));
 }
 
 /* A named trigger from the socket: NULL to take it, else why not. */
@@ -273,23 +281,16 @@ static const char *on_named(void *ctx, const char *name, uid_t uid, pid_t pid)
 	return NULL;
 }
 
-enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
+/* Fires the hits take() hands out. */
+static void take_hits(struct rec_triggers *t,
+		      size_t (*take)(struct trig_watch *, struct trig_hit *,
+				     size_t, uint64_t *))
 {
 	struct trig_hit hits[HITS_PER_TAKE];
 	uint64_t overflow = 0;
 	size_t n, i;
 
-	t->now = now;
-	if (t->server)
-		t->refused += trig_server_poll(t->server, on_named, t);
-	if (t->watch)
-		trig_watch_muted(t->watch, &t->merged, &t->suppressed);
-	if (t->watch && now - t->last_sweep >= SWEEP_NS) {
-		t->last_sweep = now;
-		t->swept += trig_watch_sweep(t->watch, SWEEP_PAGES);
-	}
-	while (t->watch && !t->stopping &&
-	       (n = trig_watch_take(t->watch, hits, HITS_PER_TAKE, &overflow)))
+	while (t->watch && (n = take(t->watch, hits, HITS_PER_TAKE, &overflow)))
 		for (i = 0; i < n; i++)
 			fire_hit(t, &hits[i]);
 	if (overflow) {
@@ -299,6 +300,35 @@ enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
 		log_debug("%llu trigger conditions beyond the queue",
 			  (unsigned long long)overflow);
 	}
+}
+
+void rec_triggers_finish(struct rec_triggers *t, uint64_t now)
+{
+	t->now = now;
+	t->final = true;
+	if (t->pending && !t->stopping)
+		log_event("the recording ends before the %s of trigger %s was "
+			  "due (--trigger-delay): the trace holds it",
+			  t->o->trigger_stop ? "stop" : "snapshot",
+			  t->o->triggers[t->pending_spec].text);
+	if (t->watch)
+		trig_watch_muted(t->watch, &t->merged, &t->suppressed);
+	take_hits(t, trig_watch_take_rest);
+}
+
+enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
+{
+	t->now = now;
+	if (t->server)
+		t->refused += trig_server_poll(t->server, on_named, t);
+	if (t->watch)
+		trig_watch_muted(t->watch, &t->merged, &t->suppressed);
+	if (t->watch && now - t->last_sweep >= SWEEP_NS) {
+		t->last_sweep = now;
+		t->swept += trig_watch_sweep(t->watch, SWEEP_PAGES);
+	}
+	if (!t->stopping)
+		take_hits(t, trig_watch_take);
 	if (!t->pending || now < t->due || t->stopping)
 		return TRIG_NONE;
 	t->pending = false;

@@ -34,6 +34,11 @@ struct trig_watch *rec_triggers_watch(const struct rec_triggers *t);
  * what is due now. */
 enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now);
 
+/* The readers have stopped, every record is read: the conditions still
+ * queued (found in the last passes) fire into the trace being written,
+ * with no action of their own. */
+void rec_triggers_finish(struct rec_triggers *t, uint64_t now);
+
 /* A snapshot file was written (for the disk budget). */
 void rec_triggers_snapshot_written(struct rec_triggers *t, const char *path,
 				   uint64_t bytes);

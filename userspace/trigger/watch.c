@@ -242,21 +242,12 @@ void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
 	*suppressed += __atomic_exchange_n(&w->muted[1], 0, __ATOMIC_RELAXED);
 }
 
-size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
-		       uint64_t *overflow)
+/* Moves up to max queued hits that end before past into out. */
+static size_t take_before(struct trig_watch *w, struct trig_hit *out,
+			  size_t max, uint64_t *overflow, uint64_t past)
 {
-	uint64_t past = UINT64_MAX;
 	size_t n = 0;
-	uint32_t i;
 
-	/* with reader threads: the time every reader has read past */
-	for (i = 0; i < w->nreaders; i++) {
-		uint64_t f = __atomic_load_n(&w->frontier[i], __ATOMIC_ACQUIRE);
-
-		past = f < past ? f : past;
-	}
-	if (w->nreaders)
-		past = past > FRONTIER_SLACK ? past - FRONTIER_SLACK : 0;
 	pthread_mutex_lock(&w->qlock);
 	while (n < max && w->qlen) {
 		if (w->qcancel[w->qhead])
@@ -272,6 +263,29 @@ size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 	w->overflow = 0;
 	pthread_mutex_unlock(&w->qlock);
 	return n;
+}
+
+size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
+		       uint64_t *overflow)
+{
+	uint64_t past = UINT64_MAX;
+	uint32_t i;
+
+	/* with reader threads: the time every reader has read past */
+	for (i = 0; i < w->nreaders; i++) {
+		uint64_t f = __atomic_load_n(&w->frontier[i], __ATOMIC_ACQUIRE);
+
+		past = f < past ? f : past;
+	}
+	if (w->nreaders)
+		past = past > FRONTIER_SLACK ? past - FRONTIER_SLACK : 0;
+	return take_before(w, out, max, overflow, past);
+}
+
+size_t trig_watch_take_rest(struct trig_watch *w, struct trig_hit *out,
+			    size_t max, uint64_t *overflow)
+{
+	return take_before(w, out, max, overflow, UINT64_MAX);
 }
 
 /* Whether the n bytes at p are all zero. */

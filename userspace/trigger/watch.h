@@ -219,6 +219,10 @@ uint64_t trig_watch_cancelled(struct trig_watch *w);
  * committed up to FRONTIER_SLACK late still cancels one). */
 size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 		       uint64_t *overflow);
+/* The same once the readers have stopped and every record is read: every
+ * hit still queued, whatever the frontiers. */
+size_t trig_watch_take_rest(struct trig_watch *w, struct trig_hit *out,
+			    size_t max, uint64_t *overflow);
 
 /* Hits of spec that end before `until` (trace clock) are not queued but
  * counted, as suppressed or as merged into an action already due: the
