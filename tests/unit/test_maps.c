@@ -92,13 +92,29 @@ static void test_parse(void)
 	proc_maps_end_pass(pm);
 	write_maps(10, "00500000-00501000 r-xp 00000000 08:01 13 /lib/new\n");
 	CHECK(proc_maps_find(pm, 10, 0x500100) != NULL);
-	/* gone: kept to the end of the pass, then forgotten */
+	/* gone: kept to the end of the next pass (its records in rings read
+	 * before its exit's may come then), then forgotten */
 	proc_maps_note_gone(pm, 10);
 	remove_maps(10);
 	CHECK(proc_maps_find(pm, 10, 0x500100) != NULL);
 	proc_maps_end_pass(pm);
+	CHECK(proc_maps_find(pm, 10, 0x500100) != NULL);
+	proc_maps_end_pass(pm);
 	CHECK(proc_maps_find(pm, 10, 0x500100) == NULL);
-	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 1);
+	/* with more passes kept (reader threads): to the end of the third */
+	proc_maps_keep_gone(pm, 3);
+	write_maps(13, "00a00000-00a01000 r-xp 00000000 08:01 17 /bin/kept\n");
+	CHECK(proc_maps_find(pm, 13, 0xa00100) != NULL);
+	proc_maps_note_gone(pm, 13);
+	remove_maps(13);
+	proc_maps_end_pass(pm);
+	proc_maps_end_pass(pm);
+	proc_maps_end_pass(pm);
+	CHECK(proc_maps_find(pm, 13, 0xa00100) != NULL);
+	proc_maps_end_pass(pm);
+	CHECK(proc_maps_find(pm, 13, 0xa00100) == NULL);
+	proc_maps_keep_gone(pm, 1);
+	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 2); /* 10, 13 */
 	/* gone before its exit was seen: a miss cannot read its maps again,
 	 * and the maps it had stay */
 	write_maps(12, "00700000-00701000 r-xp 00000000 08:01 15 /bin/gone\n");
@@ -110,7 +126,7 @@ static void test_parse(void)
 	CHECK(m && !strcmp(m->pm.path, "/bin/gone"));
 	/* a process never seen, gone: no maps, counted */
 	CHECK(proc_maps_find(pm, 11, 0x1000) == NULL);
-	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 3);
+	CHECK_EQ_I64(proc_maps_stats(pm)->failed, 4);
 	proc_maps_free(pm);
 	symbolizer_free(s);
 }

@@ -44,12 +44,19 @@ struct proc {
 	uint64_t read_ts;    /* when they were read (BOOTTIME) */
 };
 
+/* A process whose exit was read in pass `pass`. */
+struct gone {
+	int32_t tgid;
+	uint64_t pass;
+};
+
 struct proc_maps {
 	struct symbolizer *sym;
 	char proc[64];
 	struct hmap procs; /* tgid -> struct proc */
-	int32_t *gone;     /* tgids noted gone in this pass */
+	struct gone *gone; /* processes noted gone, oldest first */
 	size_t ngone, gone_cap;
+	uint64_t keep;     /* passes a gone process is kept after its own */
 	struct proc *old;  /* maps read again in this pass: the frames of
 			    * the stack being resolved may point into them */
 	size_t nold, old_cap;
@@ -72,7 +79,13 @@ struct proc_maps *proc_maps_new(struct symbolizer *sym, const char *proc)
 	hmap_init(&pm->procs, sizeof(int32_t), sizeof(struct proc),
 		  hmap_random_seed());
 	pm->pass = 1;
+	pm->keep = 1;
 	return pm;
+}
+
+void proc_maps_keep_gone(struct proc_maps *pm, uint32_t passes)
+{
+	pm->keep = passes;
 }
 
 static void proc_clear(struct proc *p)
@@ -560,7 +573,7 @@ void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid)
 		       sizeof(*pm->gone), 16))
 		return;
 	p->gone = true;
-	pm->gone[pm->ngone++] = tgid;
+	pm->gone[pm->ngone++] = (struct gone){ tgid, pm->pass };
 }
 
 void proc_maps_end_pass(struct proc_maps *pm)
@@ -578,15 +591,22 @@ void proc_maps_end_pass(struct proc_maps *pm)
 	}
 	pm->nread = 0;
 
-	for (i = 0; i < pm->ngone; i++) {
-		struct proc *p = hmap_find(&pm->procs, &pm->gone[i]);
+	/* The processes gone `keep` passes ago: records of theirs in rings
+	 * read before their exit's, in the pass that read it, may have been
+	 * committed after those rings were read, and come in the next pass
+	 * (a pass that opens new files can be long); a process is forgotten
+	 * once every reader has read such records. */
+	for (i = 0; i < pm->ngone && pm->pass - pm->gone[i].pass >= pm->keep;
+	     i++) {
+		struct proc *p = hmap_find(&pm->procs, &pm->gone[i].tgid);
 
-		if (p) {
+		if (p && p->gone) {
 			proc_clear(p);
-			hmap_remove(&pm->procs, &pm->gone[i]);
+			hmap_remove(&pm->procs, &pm->gone[i].tgid);
 		}
 	}
-	pm->ngone = 0;
+	memmove(pm->gone, pm->gone + i, (pm->ngone - i) * sizeof(*pm->gone));
+	pm->ngone -= i;
 	for (i = 0; i < pm->nold; i++)
 		proc_clear(&pm->old[i]);
 	pm->nold = 0;

@@ -39,14 +39,21 @@ void proc_maps_free(struct proc_maps *pm);
 const struct user_map *proc_maps_find(struct proc_maps *pm, int32_t tgid,
 				      uint64_t pc);
 
-/* Process tgid exec'd or exited: its maps go at the end of this pass. */
 /* tgid exec'd: its maps are read again at its next lookup. */
 void proc_maps_note_exec(struct proc_maps *pm, int32_t tgid);
+/* Process tgid exited: its maps go at the end of a later pass
+ * (proc_maps_keep_gone). */
 void proc_maps_note_gone(struct proc_maps *pm, int32_t tgid);
 
-/* The end of a drain pass: forgets the processes noted gone, and lets
- * each process's maps be read again once in the next pass. */
+/* The end of a drain pass: forgets the processes noted gone `passes`
+ * passes before (proc_maps_keep_gone), and lets each process's maps be
+ * read again once in the next pass. */
 void proc_maps_end_pass(struct proc_maps *pm);
+
+/* A process noted gone is forgotten at the end of the passes-th pass
+ * after the one that noted it (default 1: one reader's next pass reads
+ * every record committed before its exit was read). */
+void proc_maps_keep_gone(struct proc_maps *pm, uint32_t passes);
 
 /* The mappings the BPF side saw of process tgid while it lived (a
  * BTR_REC_VMAS record, at ts): where its pcs are looked up when its maps cannot

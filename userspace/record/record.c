@@ -579,6 +579,7 @@ static int setup(struct recorder *r)
 		r->ustacks = ustacks_new();
 		if (!r->stack_records || !r->stacks || !r->ustacks)
 			return -ENOMEM;
+		ustacks_set_readers(r->ustacks, r->nreaders);
 		for (cpu = 0; cpu < r->ncpus; cpu++) {
 			r->stacks[cpu] = callstack_enc_new(
 				r->data, SEQ_FTRACE_BASE + r->ncpus + cpu,

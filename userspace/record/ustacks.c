@@ -33,6 +33,15 @@ struct ustacks *ustacks_new(void)
 	return u;
 }
 
+void ustacks_set_readers(struct ustacks *u, uint32_t n)
+{
+	/* pass ends are counted over all readers: 2n give each reader two
+	 * (the pass under way when the exit was read, then one begun after)
+	 * when they take turns evenly; one far slower than the others may
+	 * still be in its first */
+	proc_maps_keep_gone(u->maps, n > 1 ? 2 * n : 1);
+}
+
 void ustacks_free(struct ustacks *u)
 {
 	if (!u)

@@ -19,6 +19,11 @@ struct ustacks;
 
 /* NULL when out of memory. */
 struct ustacks *ustacks_new(void);
+
+/* The recording drains its rings with n readers, each ending its passes
+ * with ustacks_end_pass: a process that exited is kept until each has
+ * ended a pass begun after its exit was read. */
+void ustacks_set_readers(struct ustacks *u, uint32_t n);
 void ustacks_free(struct ustacks *u);
 
 /* Held around the encoding of a whole stack record (its resolves and the
