@@ -266,17 +266,20 @@ deepwait_sleeps() {
 	# lock is busy, or at a switch on PREEMPT_RT): its C library is known
 	# only from the mmap() that mapped it, recorded from the call's
 	# arguments (without them, 1 of 20 stacks was whole, the others a
-	# bare libc address)
-	BTR_FALLBACK=find-vma "$BTR" -v --callstacks --drain-period 2s -o "$TMP/fv.pb" -- \
-		sh -c "for i in \$(seq 20); do '$TOOLS/deepwait' 1 2; done >/dev/null" \
-		>"$TMP/fv.out" 2>"$TMP/fv.err" || fail "record failed: $(tail -3 "$TMP/fv.err")"
-	grep "user stacks" "$TMP/fv.err"
-	grep -q "mapping look-ups in BPF (bpf_find_vma) (since 5.17): no, forced by --fallback" "$TMP/fv.err"
-	"$BTR" dump "$TMP/fv.pb" >"$TMP/fv.txt"
-	deepwait_sleeps "$TMP/fv.txt" | tee "$TMP/fv.stacks"
-	local whole all
-	whole=$(grep -E "^ *[0-9]+ clock_nanosleep,__nanosleep,wait_deep,$DESCEND,$DESCEND,$DESCEND,main,[^,]+,__libc_start_main,_start$" "$TMP/fv.stacks" | awk '{ print $1 }')
-	all=$(awk '{ n += $1 } END { print n + 0 }' "$TMP/fv.stacks")
-	[ "$all" -ge $((20 * ${EMULATED_MIN:-200} / 200)) ]
-	[ "$((${whole:-0} * 10))" -ge "$((all * 9))" ]
+	# bare libc address); by the tp_btf program and by the raw one
+	local fb whole all
+	for fb in find-vma find-vma,raw-tp; do
+		BTR_FALLBACK=$fb "$BTR" -v --callstacks --drain-period 2s -o "$TMP/fv.pb" -- \
+			sh -c "for i in \$(seq 20); do '$TOOLS/deepwait' 1 2; done >/dev/null" \
+			>"$TMP/fv.out" 2>"$TMP/fv.err" || fail "record failed: $(tail -3 "$TMP/fv.err")"
+		echo "--fallback $fb"
+		grep "user stacks" "$TMP/fv.err"
+		grep -q "mapping look-ups in BPF (bpf_find_vma) (since 5.17): no, forced by --fallback" "$TMP/fv.err"
+		"$BTR" dump "$TMP/fv.pb" >"$TMP/fv.txt"
+		deepwait_sleeps "$TMP/fv.txt" | tee "$TMP/fv.stacks"
+		whole=$(grep -E "^ *[0-9]+ clock_nanosleep,__nanosleep,wait_deep,$DESCEND,$DESCEND,$DESCEND,main,[^,]+,__libc_start_main,_start$" "$TMP/fv.stacks" | awk '{ print $1 }')
+		all=$(awk '{ n += $1 } END { print n + 0 }' "$TMP/fv.stacks")
+		[ "$all" -ge $((20 * ${EMULATED_MIN:-200} / 200)) ]
+		[ "$((${whole:-0} * 10))" -ge "$((all * 9))" ]
+	done
 }
