@@ -319,8 +319,88 @@ static void test_user_frames(void)
 	coll_free(&c);
 }
 
+/* test_carried's resolver: app's mapping once `mapped` says it came. */
+static bool mapped;
+
+static bool resolve_late(void *ctx, int32_t tgid, uint64_t pc, bool leaf,
+			 struct perf_frame *f)
+{
+	return mapped && resolve(ctx, tgid, pc, leaf, f);
+}
+
+static uint32_t no_unwind(void *ctx, int32_t tgid, const struct btr_ustack *u,
+			  const __u64 *fp, uint32_t nfp, __u64 *out,
+			  uint32_t max, enum callstack_unwound *how)
+{
+	(void)ctx, (void)tgid, (void)u, (void)fp, (void)nfp, (void)out;
+	(void)max, (void)how;
+	return 0;
+}
+
+/* A sample whose user leaf no mapping holds yet is kept to the end of the
+ * pass, then to the next one when still unplaced (its mapping record may
+ * come in that pass), with the samples after it, in order; once only;
+ * the last pass writes all. */
+static void test_carried(void)
+{
+	static const uint64_t ips[] = { 0x2010, 0x4010, 0x400200 };
+	struct btr_stack r = rec(2, 0, ips), r2;
+	struct callstack_enc *e;
+	struct coll c;
+	Packet *p;
+
+	r.nr_user = 1;
+	memcpy(r.ips, ips, sizeof(ips));
+	r2 = r;
+	r2.h.ts++;
+	coll_init(&c);
+	e = callstack_enc_new(&c.sink, SEQ, names, NULL, SCHED_START, SCHED_END);
+	callstack_enc_set_user(e, resolve_late, NULL);
+	callstack_enc_set_unwind(e, no_unwind, NULL);
+	mapped = false;
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(3)), 0);
+	CHECK_EQ_I64(c.n, 0);
+	CHECK_EQ_I64(callstack_enc_flush(e, false), 0);
+	CHECK_EQ_I64(c.n, 0); /* kept to the next pass */
+	CHECK_EQ_I64(callstack_enc_stats(e)->carried, 1);
+	callstack_enc_reset(e);
+	/* the next pass: a sample after it waits behind it; the mapping
+	 * record comes */
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r2.h, BTR_STACK_SIZE(3)), 0);
+	CHECK_EQ_I64(c.n, 0);
+	mapped = true;
+	CHECK_EQ_I64(callstack_enc_flush(e, false), 0);
+	CHECK_EQ_I64(c.n, 2);
+	p = coll_unpack(&c, 0);
+	CHECK(p && p->timestamp == r.h.ts);
+	CHECK(p && p->interned_data &&
+	      !strcmp(fn_name(p, p->interned_data->callstacks[0]->frame_ids[0]),
+		      "leaf_fn"));
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	p = coll_unpack(&c, 1);
+	CHECK(p && p->timestamp == r2.h.ts);
+	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	callstack_enc_reset(e);
+	/* never placed: kept once, then written as it is */
+	mapped = false;
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(3)), 0);
+	CHECK_EQ_I64(callstack_enc_flush(e, false), 0);
+	CHECK_EQ_I64(c.n, 2);
+	CHECK_EQ_I64(callstack_enc_flush(e, false), 0);
+	CHECK_EQ_I64(c.n, 3);
+	CHECK_EQ_I64(callstack_enc_stats(e)->carried, 2);
+	/* the last pass keeps nothing */
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &r.h, BTR_STACK_SIZE(3)), 0);
+	CHECK_EQ_I64(callstack_enc_flush(e, true), 0);
+	CHECK_EQ_I64(c.n, 4);
+	CHECK_EQ_I64(callstack_enc_stats(e)->carried, 2);
+	callstack_enc_free(e);
+	coll_free(&c);
+}
+
 int main(void)
 {
+	RUN(test_carried);
 	RUN(test_user_frames);
 	RUN(test_sample);
 	RUN(test_losses);

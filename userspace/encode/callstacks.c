@@ -28,12 +28,14 @@ struct callstack_enc {
 	bool have_slice;
 	/* stack records whose user pc no mapping placed yet, kept to the
 	 * end of the drain pass (callstack_enc_flush): a mapping record of
-	 * their process may be in a ring drained later in the pass */
+	 * their process may be in a ring drained later in the pass, or
+	 * (one still unplaced then, kept once more) in the next pass */
 	struct deferred {
 		struct btr_hdr *rec;
 		size_t len;
 		uint32_t cpu;
 		struct btr_ustack *slice; /* NULL: none */
+		bool carried; /* kept over a pass end already */
 	} *deferred;
 	size_t ndeferred, deferred_cap;
 	bool flushing;
@@ -229,15 +231,27 @@ static bool defer(struct callstack_enc *c, uint32_t cpu,
 	return true;
 }
 
-int callstack_enc_flush(struct callstack_enc *c)
+/* Whether the user leaf of kept sample d is in a known mapping now. */
+static bool placed(struct callstack_enc *c, const struct deferred *d)
 {
-	size_t i;
+	const struct btr_stack *r = (const struct btr_stack *)d->rec;
+	struct perf_frame f = { 0 };
+
+	return !r->nr_user || !c->ufn ||
+	       c->ufn(c->uctx, r->tgid, r->ips[r->nr], true, &f);
+}
+
+int callstack_enc_flush(struct callstack_enc *c, bool all)
+{
+	size_t i, k;
 	int e = 0;
 
 	c->flushing = true;
 	for (i = 0; i < c->ndeferred; i++) {
 		struct deferred *d = &c->deferred[i];
 
+		if (!all && !d->carried && !placed(c, d))
+			break; /* this one and those after it: next pass */
 		if (!e && d->slice &&
 		    (e = callstack_enc_note_slice(c, &d->slice->h,
 						  BTR_USTACK_SIZE(d->slice->size))))
@@ -247,7 +261,12 @@ int callstack_enc_flush(struct callstack_enc *c)
 		free(d->rec);
 		free(d->slice);
 	}
-	c->ndeferred = 0;
+	for (k = 0; i < c->ndeferred; i++, k++) {
+		c->deferred[k] = c->deferred[i];
+		c->deferred[k].carried = true;
+		c->st.carried++;
+	}
+	c->ndeferred = k;
 	c->flushing = false;
 	return e;
 }
@@ -268,7 +287,7 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
 		return -EINVAL;
 	if (c->ndeferred >= CALLSTACK_DEFER_MAX && !c->flushing) {
 		/* a full queue goes out first, in order */
-		err = callstack_enc_flush(c);
+		err = callstack_enc_flush(c, true);
 		if (err)
 			return err;
 	}

@@ -59,6 +59,7 @@ struct callstack_enc_stats {
 				  * pass: their user leaf was in no known
 				  * mapping, or one before them on their
 				  * CPU was */
+	uint64_t carried;        /* of which kept to the next pass */
 };
 
 /* Stack records kept at most between two callstack_enc_flush() calls. */
@@ -126,8 +127,12 @@ int callstack_enc_add(struct callstack_enc *c, uint32_t cpu,
  * mapping known when they were read: a mapping record of their process
  * may have come since, from another CPU's ring), then resolves what it
  * can. Call at the end of each drain pass, before
- * callstack_enc_reset(). Returns 0 or the first error. */
-int callstack_enc_flush(struct callstack_enc *c);
+ * callstack_enc_reset(). `all` false: a sample whose leaf is still in no
+ * known mapping, the first time, is kept to the next call with the ones
+ * after it (a mapping record committed to a ring after the pass read
+ * that ring comes in the next pass); true (the last pass): every one
+ * goes. Returns 0 or the first error. */
+int callstack_enc_flush(struct callstack_enc *c, bool all);
 
 /* Starts the interned state anew (perf_samples_reset). */
 void callstack_enc_reset(struct callstack_enc *c);

@@ -115,6 +115,7 @@ struct recorder {
 	struct rec_triggers *trig; /* --trigger, else NULL */
 	struct trig_watch *watch;  /* its conditions, or NULL */
 	bool trigger_stop;         /* a trigger ended the recording */
+	bool finishing;            /* the last pass: nothing kept past it */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -344,7 +345,7 @@ static int flush_cpus(struct recorder *r, const uint32_t *cpus, uint32_t n)
 	for (i = 0; r->stacks && i < n && !e; i++) {
 		if (r->ustacks)
 			ustacks_lock(r->ustacks);
-		e = callstack_enc_flush(r->stacks[cpus[i]]);
+		e = callstack_enc_flush(r->stacks[cpus[i]], r->finishing);
 		if (r->ustacks)
 			ustacks_unlock(r->ustacks);
 	}
@@ -963,10 +964,13 @@ static void log_callstacks(struct recorder *r)
 		sum.user_cfi_failed += ss->user_cfi_failed;
 		sum.slice_missing += ss->slice_missing;
 		sum.deferred += ss->deferred;
+		sum.carried += ss->carried;
 	}
 	log_debug("user stacks: %llu samples kept to the end of their drain "
-		  "pass for a mapping record read later",
-		  (unsigned long long)sum.deferred);
+		  "pass for a mapping record read later (%llu of them to the "
+		  "next pass)",
+		  (unsigned long long)sum.deferred,
+		  (unsigned long long)sum.carried);
 	ustacks_log(r->ustacks);
 	if (r->o.quiet)
 		return;
@@ -1125,6 +1129,7 @@ static int finish(struct recorder *r)
 	e = stop_readers(r);
 	if (!e)
 		e = capture_drain(r->cap);
+	r->finishing = true;
 	if (e >= 0)
 		e = flush_encoders(r);
 	if (!e && r->trig)
