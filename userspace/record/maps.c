@@ -605,8 +605,11 @@ void proc_maps_end_pass(struct proc_maps *pm)
 			hmap_remove(&pm->procs, &pm->gone[i].tgid);
 		}
 	}
-	memmove(pm->gone, pm->gone + i, (pm->ngone - i) * sizeof(*pm->gone));
-	pm->ngone -= i;
+	if (i) {
+		memmove(pm->gone, pm->gone + i,
+			(pm->ngone - i) * sizeof(*pm->gone));
+		pm->ngone -= i;
+	}
 	for (i = 0; i < pm->nold; i++)
 		proc_clear(&pm->old[i]);
 	pm->nold = 0;
