@@ -232,11 +232,13 @@ read_stall() {
 }
 
 # Starts a recorder with a named trigger on a socket in $TMP; extra
-# options in $@; its pid in REC.
+# options in $@; its pid in REC. stop_recorder ends it (-d only keeps a
+# failed test from hanging: a guest with three on two CPUs took over 20 s
+# for the storm's 30 triggers).
 start_named() {
 	chmod 755 "$TMP"
 	"$BTR" --trigger name:deploy --trigger-socket "$TMP/trig.sock" \
-		--trigger-delay 0 -d 20s -o "$TMP/t.pb" "$@" 2>"$TMP/rec.err" &
+		--trigger-delay 0 -d 120s -o "$TMP/t.pb" "$@" 2>"$TMP/rec.err" &
 	REC=$!
 	wait_recording "$REC"
 	local _
