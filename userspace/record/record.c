@@ -116,6 +116,7 @@ struct recorder {
 	struct trig_watch *watch;  /* its conditions, or NULL */
 	bool trigger_stop;         /* a trigger ended the recording */
 	bool finishing;            /* the last pass: nothing kept past it */
+	bool flush_all;            /* a snapshot's: the same (atomic) */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -345,7 +346,10 @@ static int flush_cpus(struct recorder *r, const uint32_t *cpus, uint32_t n)
 	for (i = 0; r->stacks && i < n && !e; i++) {
 		if (r->ustacks)
 			ustacks_lock(r->ustacks);
-		e = callstack_enc_flush(r->stacks[cpus[i]], r->finishing);
+		e = callstack_enc_flush(r->stacks[cpus[i]],
+					r->finishing ||
+						__atomic_load_n(&r->flush_all,
+								__ATOMIC_ACQUIRE));
 		if (r->ustacks)
 			ustacks_unlock(r->ustacks);
 	}
@@ -775,8 +779,17 @@ static bool due(uint64_t now, uint64_t *next, uint64_t period)
  * a failure to write it is reported, not fatal. */
 static int write_snapshot(struct recorder *r)
 {
-	int e = readers_sync(r->readers);
+	int e;
 
+	/* the stack samples held for a mapping record go in too: the
+	 * readers' next pass end keeps none (one reader: this thread's,
+	 * now) */
+	__atomic_store_n(&r->flush_all, true, __ATOMIC_RELEASE);
+	if (r->readers && readers_threaded(r->readers))
+		e = readers_sync(r->readers);
+	else
+		e = flush_encoders(r);
+	__atomic_store_n(&r->flush_all, false, __ATOMIC_RELEASE);
 	if (!e)
 		e = take_handoff(r);
 	if (e)
