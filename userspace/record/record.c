@@ -782,13 +782,17 @@ static int write_snapshot(struct recorder *r)
 	int e;
 
 	/* the stack samples held for a mapping record go in too: the
-	 * readers' next pass end keeps none (one reader: this thread's,
-	 * now) */
+	 * readers' next pass end keeps none (one reader: this thread's
+	 * encoders flushed now, no pass ended) */
 	__atomic_store_n(&r->flush_all, true, __ATOMIC_RELEASE);
-	if (r->readers && readers_threaded(r->readers))
+	if (readers_threaded(r->readers)) {
 		e = readers_sync(r->readers);
-	else
-		e = flush_encoders(r);
+	} else {
+		uint32_t n;
+		const uint32_t *cpus = readers_rings(r->readers, 0, &n);
+
+		e = flush_cpus(r, cpus, n);
+	}
 	__atomic_store_n(&r->flush_all, false, __ATOMIC_RELEASE);
 	if (!e)
 		e = take_handoff(r);
