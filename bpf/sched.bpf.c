@@ -810,22 +810,24 @@ static __always_inline void vma_from_args(struct task_struct *t,
 
 /* A BTR_REC_VMAS record of process tgid with its program's text and the
  * mapping of pc (0: none; one bpf_find_vma() a program run: see
- * BTR_VMAS_MAX), 5.17 as the walk. pc a mapping mmap() just made (m, its
- * arguments; NULL at a sleep): when the look-up fails (the mmap lock
- * busy) or is not made (--fallback find-vma), the mapping comes from
- * the arguments; else the failure is counted. */
+ * BTR_VMAS_MAX; 5.17). pc a mapping mmap() just made (m, its arguments;
+ * NULL at a sleep): when the look-up fails (the mmap lock busy) or is
+ * not made (an older kernel, --fallback find-vma), the mapping comes
+ * from the arguments; else the failure is counted. Any kernel: the
+ * program's text and the arguments' mapping need no 5.17 helper, so a
+ * short-lived process's frames are placed on the older paths too. */
 static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 				      __u64 pc, const struct mmap_args *m)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	/* read through probe reads (any kernel), the BTF pointer only for
+	 * the look-up (5.11, where bpf_find_vma is) */
+	struct task_struct *t = (void *)bpf_get_current_task();
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	struct vma_find c;
 	struct btr_vmas *e;
 	struct exe_path *ex;
 	void *ring;
 
-	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
-		return;
 	e = bpf_map_lookup_elem(&vmas_scratch, &zero);
 	if (!e)
 		return;
@@ -836,12 +838,18 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 	else
 		e->exe[0] = '\0';
 	c.e = e;
-	if (pc && (pc < e->v[0].start || pc >= e->v[0].end) &&
-	    (!use_find_vma || bpf_find_vma(t, pc, vma_found, &c, 0))) {
-		if (m)
-			vma_from_args(t, e, pc, m);
-		else if (a)
-			a->vmas_failed++;
+	if (pc && (pc < e->v[0].start || pc >= e->v[0].end)) {
+		bool look = use_find_vma &&
+			    bpf_core_enum_value_exists(enum bpf_func_id,
+						       BPF_FUNC_find_vma);
+
+		if (!look ||
+		    bpf_find_vma(bpf_get_current_task_btf(), pc, vma_found, &c, 0)) {
+			if (m)
+				vma_from_args(t, e, pc, m);
+			else if (a && look) /* none made: none failed */
+				a->vmas_failed++;
+		}
 	}
 	if (!e->n)
 		return;
@@ -872,7 +880,7 @@ static __always_inline void emit_vmas(struct btr_cpu_acct *a, __u32 tgid,
 static __always_inline void record_vmas(struct stack_buf *b, __u32 n,
 					__u32 m, struct btr_cpu_acct *a)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = (void *)bpf_get_current_task();
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), k;
 	__u64 lo, hi, pc;
 
@@ -961,8 +969,10 @@ static __always_inline __u32 user_stack(void *ctx, struct task_struct *prev,
 	} else {
 		m = bpf_get_stack(ctx, &b->s.ips[n], (BTR_USTACK_MAX + 1) * 8,
 				  BPF_F_USER_STACK);
-		if (m >= 0)
+		if (m >= 0) {
 			m /= sizeof(__u64);
+			record_vmas(b, n, (__u32)m, a);
+		}
 	}
 	if (m < 0) {
 		b->s.flags |= BTR_USTACK_FAILED;
@@ -1228,7 +1238,7 @@ static __always_inline int do_exec(bool btf, struct task_struct *p, int old_pid,
 	tgid = (__u32)e->pid;
 	now = bpf_ktime_get_boot_ns();
 	bpf_map_update_elem(&exec_times, &tgid, &now, BPF_ANY);
-	if (user_stacks && use_user_walk) {
+	if (user_stacks) {
 		struct exe_path *ex = bpf_map_lookup_elem(&vmas_scratch_exe,
 							  &zero);
 
@@ -1317,7 +1327,7 @@ BTR_TP(sched_process_free, sched_process_free, ARGS(struct task_struct *p),
  * that never finds the mmap lock's deferred release busy. Recorded
  * (BTR_REC_VMAS), so that a short-lived process's library frames are
  * placed though it is gone before the reader reads its maps. Loaded with user
- * stacks on 5.17 and later (capture.c). */
+ * stacks (capture.c). */
 #define X86_NR_MMAP 9
 #define PROT_EXEC 0x4
 

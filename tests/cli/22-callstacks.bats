@@ -396,17 +396,60 @@ fp_reader() {
 
 @test "user stacks: a SIGUSR1 snapshot has the ModuleSymbols of its frames too" {
 	local bin=$TOOLS/fpstacks t
-	"$BTR" --callstacks -o "$TMP/s.pb" -- sh -c \
+	"$BTR" -v --callstacks -o "$TMP/s.pb" -- sh -c \
 		"'$bin' $ROUNDS >'$TMP/s.out'; kill -USR1 \$PPID; sleep 1" \
 		>/dev/null 2>"$TMP/s.err" || fail "record failed: $(cat "$TMP/s.err")"
 	grep -q "snapshot written to $TMP/s.1.pb" "$TMP/s.err"
 	"$BTR" dump "$TMP/s.1.pb" >"$TMP/s1.txt" || fail "dump of the snapshot failed"
 	t=$(sed -n 's/^fpstacks reader=\([0-9]*\).*/\1/p' "$TMP/s.out")
+	# (what the snapshot has of the reader thread, and what the recorder
+	# knew of user stacks, for a failure)
+	grep " perf_sample " "$TMP/s1.txt" | grep " tid=$t " |
+		sed 's/.* stack=//' | sort | uniq -c
+	grep -E "user stacks|pass" "$TMP/s.err"
 	[ "$(grep " perf_sample " "$TMP/s1.txt" | grep " tid=$t " | grep -c ",inner_fn,middle_fn,outer_fn,reader_main")" -ge "$ROUNDS" ]
 	grep -q " module_symbols path=$bin build_id=[0-9a-f]* addresses=[1-9]" "$TMP/s1.txt"
 	# once in the snapshot, and once in the final file
 	[ "$(grep -c " module_symbols path=$bin " "$TMP/s1.txt")" -eq 1 ]
 	[ "$("$BTR" dump "$TMP/s.pb" | grep -c " module_symbols path=$bin ")" -eq 1 ]
+}
+
+@test "user stacks: a program exec'd and gone while the reader was held off is named, libc and its own text" {
+	local pid t i whole
+	# the recorder stopped (SIGSTOP: a reader descheduled on a loaded
+	# host, or busy opening files) from before the exec to after the
+	# program's exit: its maps can no longer be read, its exec's record
+	# may be read after its threads' (rings are drained one after the
+	# other), and the mappings the BPF side took must place and name its
+	# frames (a wrong program named its text once: the old one, sh)
+	"$BTR" --callstacks -o "$TMP/h.pb" -- sh -c \
+		"sleep 0.3; exec '$TOOLS/libcwaits' $ROUNDS >'$TMP/h.out'" \
+		>/dev/null 2>"$TMP/h.err" &
+	pid=$!
+	for i in $(seq 600); do
+		pgrep -x sh -P "$pid" >/dev/null && break
+		sleep 0.01
+	done
+	kill -STOP "$pid"
+	for i in $(seq 600); do
+		grep -q "^libcwaits main=" "$TMP/h.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.2
+	kill -CONT "$pid"
+	wait "$pid" || fail "record failed: $(cat "$TMP/h.err")"
+	t=$(sed -n 's/.* sleep=\([0-9]*\) .*/\1/p' "$TMP/h.out")
+	[ -n "$t" ]
+	"$BTR" dump "$TMP/h.pb" | grep " perf_sample " | grep " tid=$t " |
+		sed 's/.* stack=//' >"$TMP/h.txt"
+	cat "$TMP/h.txt"
+	grep "user stacks" "$TMP/h.err"
+	# (the caller of libc's function is there with CFI, not with frame
+	# pointers alone: the fallbacks)
+	whole="entry_SYSCALL_64_after_hwframe,clock_nanosleep,([A-Za-z_][A-Za-z0-9_.]*,)*t_sleep,start_thread"
+	[ "$(grep -Ec "$whole" "$TMP/h.txt")" -ge "$ROUNDS" ]
+	[ "$(grep -c "entry_SYSCALL_64_after_hwframe,clock_nanosleep," "$TMP/h.txt")" -eq \
+	  "$(grep -Ec "$whole" "$TMP/h.txt")" ]
 }
 
 @test "user stacks: a process in another mount namespace (a container's files) is named too" {

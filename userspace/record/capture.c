@@ -77,12 +77,12 @@ static void select_programs(struct capture *c, bool raw)
 	for (i = 0; i < n; i++)
 		bpf_program__set_autoload(pairs[i][raw ? 1 : 0], true);
 	/* the libraries' mappings of short-lived processes, with user
-	 * stacks (bpf_find_vma: 5.17, as the user walk); x86-64's mmap */
+	 * stacks (a look-up with bpf_find_vma from 5.17, the call's
+	 * arguments before); x86-64's mmap */
 #if defined(__x86_64__)
 	bpf_program__set_autoload(raw ? c->skel->progs.raw_mmap_exit
 				      : c->skel->progs.btf_mmap_exit,
-				  c->o.user_stacks &&
-					  kfeatures_use(c->o.kf, KF_USER_WALK));
+				  c->o.user_stacks);
 #endif
 }
 

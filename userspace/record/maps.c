@@ -39,6 +39,7 @@ struct proc {
 	struct rec_map *rec; /* the BPF side's, for when maps cannot be read */
 	size_t nrec, rec_cap;
 	char *exe;           /* the program it exec'd, NULL: not seen */
+	uint64_t exe_ts;     /* when exe was known to be its program */
 	int32_t parent;      /* the thread that forked it, 0: not seen */
 	bool missed;         /* a pc fell outside the maps last read */
 	uint64_t read_ts;    /* when they were read (BOOTTIME) */
@@ -458,8 +459,12 @@ void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 
 	if (!p)
 		return;
-	free(p->exe);
-	p->exe = filename[0] ? strdup(filename) : NULL;
+	/* (a mapping record of a later exec, read first, named it) */
+	if (ts >= p->exe_ts) {
+		free(p->exe);
+		p->exe = filename[0] ? strdup(filename) : NULL;
+		p->exe_ts = ts;
+	}
 	/* the mappings the BPF side saw before are the old program's (rings
 	 * are drained one after the other: the new one's may be here
 	 * already); the others may find their file by the new name */
@@ -474,14 +479,23 @@ void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 	p->nrec = k;
 }
 
-void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid,
+void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 			const char *filename)
 {
 	bool added;
 	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
+	char *exe;
 
-	if (p && !p->exe && filename[0])
-		p->exe = strdup(filename);
+	/* A record taken after the exec the process was last known by, of
+	 * another program: an exec whose own record is in a ring this pass
+	 * reads later (the program it had must not name the new one's
+	 * text, whose frames would be given the old file's offsets). */
+	if (!p || !filename[0] || ts < p->exe_ts ||
+	    (p->exe && !strcmp(p->exe, filename)) || !(exe = strdup(filename)))
+		return;
+	free(p->exe);
+	p->exe = exe;
+	p->exe_ts = ts;
 }
 
 void proc_maps_set_on_read(struct proc_maps *pm,

@@ -73,8 +73,9 @@ void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 			      uint64_t ts, const char *filename);
 
 /* Process tgid runs the program filename, exec'd while recorded (as a
- * mapping record says: its exec's own record may come later). */
-void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid,
+ * mapping record taken at ts says: its exec's own record may come
+ * later). */
+void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 			const char *filename);
 
 /* fn is called at the end of a pass with each process whose maps were

@@ -166,7 +166,7 @@ int ustacks_note_vmas(struct ustacks *u, const struct btr_hdr *h, size_t len)
 
 		memcpy(name, v->exe, BTR_FILENAME_LEN);
 		name[BTR_FILENAME_LEN] = '\0';
-		proc_maps_note_exe(u->maps, v->tgid, name);
+		proc_maps_note_exe(u->maps, v->tgid, h->ts, name);
 	}
 	proc_maps_note_vmas(u->maps, v->tgid, h->ts, v->v, v->n);
 	if (v->parent > 0)
