@@ -781,18 +781,16 @@ static int write_snapshot(struct recorder *r)
 {
 	int e;
 
-	/* the stack samples held for a mapping record go in too: the
-	 * readers' next pass end keeps none (one reader: this thread's
-	 * encoders flushed now, no pass ended) */
+	/* A pass begun after the request, so that the snapshot has what
+	 * was committed before it (the pass that ran when SIGUSR1 came may
+	 * have read a ring before the records its sender waited for: a
+	 * program that exited, then signalled); the stack samples held for
+	 * a mapping record go in too: that pass end keeps none. */
 	__atomic_store_n(&r->flush_all, true, __ATOMIC_RELEASE);
-	if (readers_threaded(r->readers)) {
+	if (readers_threaded(r->readers))
 		e = readers_sync(r->readers);
-	} else {
-		uint32_t n;
-		const uint32_t *cpus = readers_rings(r->readers, 0, &n);
-
-		e = flush_cpus(r, cpus, n);
-	}
+	else
+		e = readers_poll(r->readers, 0);
 	__atomic_store_n(&r->flush_all, false, __ATOMIC_RELEASE);
 	if (!e)
 		e = take_handoff(r);
