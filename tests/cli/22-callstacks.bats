@@ -422,16 +422,15 @@ fp_reader() {
 	# may be read after its threads' (rings are drained one after the
 	# other), and the mappings the BPF side took must place and name its
 	# frames (a wrong program named its text once: the old one, sh)
+	mkfifo "$TMP/go"
 	"$BTR" --callstacks -o "$TMP/h.pb" -- sh -c \
-		"sleep 0.3; exec '$TOOLS/libcwaits' $ROUNDS >'$TMP/h.out'" \
+		"read -r x <'$TMP/go'; exec '$TOOLS/libcwaits' $ROUNDS >'$TMP/h.out'" \
 		>/dev/null 2>"$TMP/h.err" &
 	pid=$!
-	for i in $(seq 600); do
-		pgrep -x sh -P "$pid" >/dev/null && break
-		sleep 0.01
-	done
+	wait_recording "$pid"
 	kill -STOP "$pid"
-	for i in $(seq 600); do
+	echo go >"$TMP/go"
+	for i in $(seq 1200); do
 		grep -q "^libcwaits main=" "$TMP/h.out" 2>/dev/null && break
 		sleep 0.05
 	done
