@@ -207,6 +207,48 @@ out:
 	symbolizer_free(s);
 }
 
+/* A mapping record of a later exec read before that exec's record (from
+ * another CPU's ring): its program names the text, not the one the
+ * process ran before (a shell that exec'd it); the exec's record, or an
+ * older exec's read later, changes nothing. */
+static void test_exe_order(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	struct proc_maps *pm = proc_maps_new(s, dir);
+	struct btr_vma v = { .start = 0x1000, .end = 0x3000 };
+	const struct user_map *m;
+	char self[4096];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	CHECK(n > 0 && !stat("/proc/self/exe", &st));
+	if (n <= 0)
+		goto out;
+	self[n] = '\0';
+	v.ino = st.st_ino;
+	v.dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	snprintf(v.name, sizeof(v.name), "%s", strrchr(self, '/') + 1);
+	proc_maps_note_exec_file(pm, 30, 100, "/bin/sh");
+	proc_maps_note_exe(pm, 30, 250, self);
+	proc_maps_note_vmas(pm, 30, 250, &v, 1);
+	m = proc_maps_find(pm, 30, 0x1800);
+	CHECK(m && m->mod && !strcmp(m->pm.path, self));
+	/* the exec's own record, then an older exec's */
+	proc_maps_note_exec_file(pm, 30, 200, self);
+	proc_maps_note_exec_file(pm, 30, 50, "/bin/old");
+	m = proc_maps_find(pm, 30, 0x1800);
+	CHECK(m && m->mod && !strcmp(m->pm.path, self));
+	/* a later mapping of the same file is named by the same program */
+	v.start = 0x5000;
+	v.end = 0x6000;
+	proc_maps_note_vmas(pm, 30, 260, &v, 1);
+	m = proc_maps_find(pm, 30, 0x5800);
+	CHECK(m && m->mod && !strcmp(m->pm.path, self));
+out:
+	proc_maps_free(pm);
+	symbolizer_free(s);
+}
+
 /* Frames in this process's own [vdso] are named from the kernel's image:
  * across its first page, the names found are the vDSO's functions. */
 static void test_vdso(void)
@@ -300,6 +342,7 @@ int main(void)
 	RUN(test_self);
 	RUN(test_vdso);
 	RUN(test_recorded);
+	RUN(test_exe_order);
 	RUN(test_same_file);
 	rmdir(dir);
 	return unit_finish();
