@@ -164,6 +164,23 @@ out:
 	symbolizer_free(s);
 }
 
+/* v as a mapping of this program's file (the kernel's dev_t), its path
+ * into self; false when it cannot be read. */
+static bool self_vma(struct btr_vma *v, char *self, size_t size)
+{
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", self, size - 1);
+
+	CHECK(n > 0 && !stat("/proc/self/exe", &st));
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	v->ino = st.st_ino;
+	v->dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	snprintf(v->name, sizeof(v->name), "%s", strrchr(self, '/') + 1);
+	return true;
+}
+
 /* The mappings the BPF side saw (a process gone before its maps could
  * be read): found by pc, the file by its inode and the program the
  * process exec'd; forgotten at a later exec; a fork's pcs found in its
@@ -175,16 +192,9 @@ static void test_recorded(void)
 	struct btr_vma v = { .start = 0x1000, .end = 0x3000 };
 	const struct user_map *m;
 	char self[4096];
-	struct stat st;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	CHECK(n > 0 && !stat("/proc/self/exe", &st));
-	if (n <= 0)
+	if (!self_vma(&v, self, sizeof(self)))
 		goto out;
-	self[n] = '\0';
-	v.ino = st.st_ino;
-	v.dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	snprintf(v.name, sizeof(v.name), "%s", strrchr(self, '/') + 1);
 	proc_maps_note_exec_file(pm, 20, 100, self);
 	proc_maps_note_vmas(pm, 20, 200, &v, 1);
 	m = proc_maps_find(pm, 20, 0x1800);
@@ -218,16 +228,9 @@ static void test_exe_order(void)
 	struct btr_vma v = { .start = 0x1000, .end = 0x3000 };
 	const struct user_map *m;
 	char self[4096];
-	struct stat st;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	CHECK(n > 0 && !stat("/proc/self/exe", &st));
-	if (n <= 0)
+	if (!self_vma(&v, self, sizeof(self)))
 		goto out;
-	self[n] = '\0';
-	v.ino = st.st_ino;
-	v.dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	snprintf(v.name, sizeof(v.name), "%s", strrchr(self, '/') + 1);
 	proc_maps_note_exec_file(pm, 30, 100, "/bin/sh");
 	proc_maps_note_exe(pm, 30, 250, self);
 	proc_maps_note_vmas(pm, 30, 250, &v, 1);

@@ -450,6 +450,14 @@ void proc_maps_note_fork(struct proc_maps *pm, int32_t tgid, int32_t parent)
 		p->parent = parent;
 }
 
+/* p's program is filename ("": not known) since ts. */
+static void set_exe(struct proc *p, uint64_t ts, const char *filename)
+{
+	free(p->exe);
+	p->exe = filename[0] ? strdup(filename) : NULL;
+	p->exe_ts = ts;
+}
+
 void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 			      uint64_t ts, const char *filename)
 {
@@ -460,11 +468,8 @@ void proc_maps_note_exec_file(struct proc_maps *pm, int32_t tgid,
 	if (!p)
 		return;
 	/* (a mapping record of a later exec, read first, named it) */
-	if (ts >= p->exe_ts) {
-		free(p->exe);
-		p->exe = filename[0] ? strdup(filename) : NULL;
-		p->exe_ts = ts;
-	}
+	if (ts >= p->exe_ts)
+		set_exe(p, ts, filename);
 	/* the mappings the BPF side saw before are the old program's (rings
 	 * are drained one after the other: the new one's may be here
 	 * already); the others may find their file by the new name */
@@ -484,18 +489,14 @@ void proc_maps_note_exe(struct proc_maps *pm, int32_t tgid, uint64_t ts,
 {
 	bool added;
 	struct proc *p = hmap_insert(&pm->procs, &tgid, &added);
-	char *exe;
 
 	/* A record taken after the exec the process was last known by, of
 	 * another program: an exec whose own record is in a ring this pass
 	 * reads later (the program it had must not name the new one's
 	 * text, whose frames would be given the old file's offsets). */
-	if (!p || !filename[0] || ts < p->exe_ts ||
-	    (p->exe && !strcmp(p->exe, filename)) || !(exe = strdup(filename)))
-		return;
-	free(p->exe);
-	p->exe = exe;
-	p->exe_ts = ts;
+	if (p && filename[0] && ts >= p->exe_ts &&
+	    (!p->exe || strcmp(p->exe, filename)))
+		set_exe(p, ts, filename);
 }
 
 void proc_maps_set_on_read(struct proc_maps *pm,
