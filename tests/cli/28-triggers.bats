@@ -268,6 +268,7 @@ stop_recorder() {
 	cat "$TMP/rec.err"
 }
 
+# bats test_tags=reader-only
 @test "named trigger: root's is taken; an unprivileged user's is refused unless allowed" {
 	need_root
 	start_named
@@ -318,6 +319,7 @@ stop_recorder() {
 	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 0 ]
 }
 
+# bats test_tags=reader-only
 @test "a trigger storm: the rate limit and the disk budget hold, nothing else is lost" {
 	need_root
 	local i ok=0 refused=0 written kept size
@@ -350,6 +352,7 @@ stop_recorder() {
 	tp_stats_clean "$TMP/t.pb" mismatched_sched_switch_tids
 }
 
+# bats test_tags=reader-only
 @test "a trigger's snapshot on a full disk is removed, recording goes on, the next trigger is taken" {
 	need_root
 	local out=$TMP/small
@@ -376,6 +379,7 @@ stop_recorder() {
 	grep -q "$out/t.pb: No space left on device" "$TMP/rec.err"
 }
 
+# bats test_tags=reader-only
 @test "bad trigger expressions exit 64 naming the bad part" {
 	local spec want
 	while IFS='|' read -r spec want; do
