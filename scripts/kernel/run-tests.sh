@@ -96,14 +96,20 @@ for pass in "${passes[@]}"; do
 		filter=()
 		[ "${BTR_EMULATED:-}" = 1 ] && [ "$f" = 21-synth-rings ] &&
 			filter=(-f "$SYNTH_EMULATED")
-		tags='!reader-only'
 		if [ -n "$fb" ]; then
 			[[ $NO_FALLBACK == *" $f "* ]] && continue
 			[ "$cut" = rt ] && [[ $EMULATED_FALLBACK_RT != *" $f "* ]] && continue
 			[ "$cut" = nonrt ] && [[ $EMULATED_NO_FALLBACK == *" $f "* ]] && continue
 		fi
-		[ -n "$fb" ] || [ "$cut" = rt ] && tags+=',!file-clients'
-		[ -n "$cut" ] && filter+=(--filter-tags "$tags")
+		# the emulated cuts by tag (above): reader-only always,
+		# file-clients in the fallback pass and on PREEMPT_RT
+		if [ -n "$cut" ]; then
+			tags='!reader-only'
+			if [ -n "$fb" ] || [ "$cut" = rt ]; then
+				tags+=',!file-clients'
+			fi
+			filter+=(--filter-tags "$tags")
+		fi
 		echo "# pass $pass file $f"
 		t0=$SECONDS
 		BTR_FALLBACK=$fb bats --tap --timing "${filter[@]}" "tests/cli/$f.bats" || rc=1
