@@ -493,9 +493,9 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 
 /* Page p of the paged table, mapped on first sight (NULL: out of
  * memory). */
-static struct tstate *map_page(struct trig_watch *w, uint32_t p)
+static struct tpair *map_page(struct trig_watch *w, uint32_t p)
 {
-	struct tstate *page;
+	struct tpair *page;
 
 	pthread_mutex_lock(&w->page_lock);
 	page = w->pages[p];
@@ -516,46 +516,46 @@ static struct tstate *map_page(struct trig_watch *w, uint32_t p)
 struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid)
 {
 	uint32_t p = (uint32_t)tid >> PAGE_SHIFT;
-	struct tstate *page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
+	struct tpair *page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
 	struct tstate *t;
 
 	if (!page && !(page = map_page(w, p)))
 		return NULL;
-	t = &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
+	t = &page[((uint32_t)tid & ((1u << PAGE_SHIFT) - 1)) >> 1].hot[tid & 1];
 	__builtin_prefetch(t, 1);
 	return t;
 }
 
 /* The episode kept apart is over: checked, or given up for a newer. */
-static void episode_done(struct tstate *t)
+static void episode_done(struct tcold *c)
 {
-	t->p_out = t->p_in = 0;
-	t->p_lat = 0;
+	c->p_out = c->p_in = 0;
+	c->p_lat = 0;
 }
 
 /* Keeps the episode from out (0: its switch-out unread) to in apart until
  * its other records are read; lat: its latency was checked already. */
-static void episode_keep(struct tstate *t, uint64_t out, uint8_t st,
+static void episode_keep(struct tcold *c, uint64_t out, uint8_t st,
 			 uint64_t in, bool lat)
 {
-	t->p_out = out;
-	t->p_st = st;
-	t->p_in = in;
-	t->p_lat = lat;
+	c->p_out = out;
+	c->p_st = st;
+	c->p_in = in;
+	c->p_lat = lat;
 }
 
 /* The kept episode has its switch-out and a waking at ts (0: none, a
  * preempted thread): both checks, then it is done. */
-static void episode_check(struct trig_watch *w, struct tstate *t, int32_t tid,
+static void episode_check(struct trig_watch *w, struct tcold *c, int32_t tid,
 			  uint32_t cpu, uint64_t ts, const char *comm)
 {
-	uint64_t start = t->p_st == 'R' ? t->p_out : ts;
+	uint64_t start = c->p_st == 'R' ? c->p_out : ts;
 
-	if (t->p_st == 'S' || t->p_st == 'D')
-		hit_blocked(w, tid, cpu, t->p_out, ts, (char)t->p_st, comm);
-	if (!t->p_lat)
-		hit_latency(w, tid, cpu, start, t->p_in, comm);
-	episode_done(t);
+	if (c->p_st == 'S' || c->p_st == 'D')
+		hit_blocked(w, tid, cpu, c->p_out, ts, (char)c->p_st, comm);
+	if (!c->p_lat)
+		hit_latency(w, tid, cpu, start, c->p_in, comm);
+	episode_done(c);
 }
 
 /* A waking not in order after its thread's switch-out: of a thread
@@ -565,10 +565,12 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
+	struct tcold *c = COLD(t);
+
 	inside(w, tid, ts, 'W');
-	if (t->p_in && ts <= t->p_in && ts >= t->p_out) {
-		if (t->p_out) { /* the kept episode's waking */
-			episode_check(w, t, tid, cpu, ts, comm);
+	if (c->p_in && ts <= c->p_in && ts >= c->p_out) {
+		if (c->p_out) { /* the kept episode's waking */
+			episode_check(w, c, tid, cpu, ts, comm);
 			return;
 		}
 		/* its switch-out is unread yet: it pairs the waking */
@@ -583,14 +585,14 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			t->wake = ts;
 		runnable(w, t, tid, qcpu, ts, comm, w->locked);
 	} else if (ts > t->wake && t->wake > t->out && t->out >= t->in &&
-		   t->ahead <= t->out) {
+		   c->ahead <= t->out) {
 		/* woken again while, as read, still off the CPU after its
 		 * last waking: with reader threads, another reader has not
 		 * read the switch-in that ended that wait, nor the switch-out
 		 * of the sleep this waking ends. Kept for that sleep (the
 		 * first such: one sleep ahead at most), checked at its
 		 * switch-in */
-		t->ahead = ts;
+		c->ahead = ts;
 	}
 	/* else a waking of this thread read already, or one older than a
 	 * switch-in or switch-out read (it woke the thread before it ran
@@ -604,6 +606,7 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 const char *comm)
 {
 	uint8_t st = out_state(raw);
+	struct tcold *c = COLD(t);
 
 	inside(w, tid, ts, 0);
 	if (ts >= t->in) { /* in order, its waking read first */
@@ -617,14 +620,14 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 		t->out = ts;
 		t->out_raw = raw;
 	}
-	if (!t->p_in || t->p_out || ts >= t->p_in)
+	if (!c->p_in || c->p_out || ts >= c->p_in)
 		return; /* an episode too short to check */
-	t->p_out = ts;
-	t->p_st = st;
+	c->p_out = ts;
+	c->p_st = st;
 	if (st == 'R') {
-		episode_check(w, t, tid, cpu, 0, comm);
-	} else if (t->wake >= ts && t->wake <= t->p_in) {
-		episode_check(w, t, tid, cpu, t->wake, comm);
+		episode_check(w, c, tid, cpu, 0, comm);
+	} else if (t->wake >= ts && t->wake <= c->p_in) {
+		episode_check(w, c, tid, cpu, t->wake, comm);
 	}
 	/* else its waking is still unread */
 }
@@ -636,15 +639,17 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
+	struct tcold *c = COLD(t);
+
 	inside(w, tid, ts, 'I');
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
 
 		if (!(t->wake >= t->out && t->wake <= ts) &&
-		    t->ahead >= t->out && t->ahead <= ts) {
+		    c->ahead >= t->out && c->ahead <= ts) {
 			/* its waking was read ahead of its switch-out */
-			t->wake = t->ahead;
-			t->ahead = 0;
+			t->wake = c->ahead;
+			c->ahead = 0;
 			if (st == 'S' || st == 'D')
 				hit_blocked(w, tid, cpu, t->out, t->wake,
 					    (char)st, comm);
@@ -654,7 +659,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		} else if (t->wake >= t->out && t->wake <= ts) {
 			hit_latency(w, tid, cpu, t->wake, ts, comm);
 		} else { /* its waking is unread */
-			episode_keep(t, t->out, st, ts, false);
+			episode_keep(c, t->out, st, ts, false);
 		}
 		return;
 	}
@@ -664,7 +669,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		hit_latency(w, tid, cpu, t->wake, ts, comm);
 	/* the switch-out of this episode may come: kept if long enough */
 	if (prev_in && ts - prev_in >= w->min_off)
-		episode_keep(t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
+		episode_keep(c, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
