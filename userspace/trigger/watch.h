@@ -206,7 +206,7 @@ static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
  * every reader has read past its end (trig_watch_frontier), and dropped
  * if a record of its thread from inside it was read meanwhile: such a
  * record shows the pairing was not one wait or sleep. Call before the
- * readers start; 0 or -ENOMEM. */
+ * readers start, on a watch made `locked`; 0 or -ENOMEM. */
 int trig_watch_readers(struct trig_watch *w, uint32_t n);
 /* Reader `reader` has read every record of its rings older than ts. */
 void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts);
