@@ -612,6 +612,21 @@ static void test_sweep(void)
 	sweep_case(true, true);
 }
 
+/* A thread's queue is kept in 16 bits: a watch for 65535 CPUs or more is
+ * refused, one under it made. */
+static void test_cpu_limit(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *wt;
+
+	trig_spec_parse("runqueue>4", &s, err, sizeof(err));
+	CHECK(trig_watch_new(&s, 1, 65535, false) == NULL);
+	wt = trig_watch_new(&s, 1, 65534, false);
+	CHECK(wt != NULL);
+	trig_watch_free(wt);
+}
+
 static void test_rate(void)
 {
 	struct trig_rate r;
@@ -679,6 +694,7 @@ int main(void)
 	RUN(test_runqueue);
 	RUN(test_mute);
 	RUN(test_sweep);
+	RUN(test_cpu_limit);
 	RUN(test_rate);
 	RUN(test_files);
 	return unit_finish();

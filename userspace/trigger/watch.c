@@ -30,12 +30,14 @@ static void rq_range(int32_t lo, int32_t hi, int32_t *base, uint32_t *width)
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				  uint32_t ncpus, bool locked)
 {
-	/* aligned as its type says (calloc gives 16 bytes): the fields
-	 * every record reads share one cache line, each stripe has its own */
-	struct trig_watch *w = aligned_alloc(_Alignof(struct trig_watch),
-					     sizeof(*w));
+	struct trig_watch *w;
 	uint32_t i;
 
+	if (ncpus >= UINT16_MAX) /* a thread's rq_cpu1; the kernel has 8192 */
+		return NULL;
+	/* aligned as its type says (calloc gives 16 bytes): the fields
+	 * every record reads share one cache line, each stripe has its own */
+	w = aligned_alloc(_Alignof(struct trig_watch), sizeof(*w));
 	if (!w)
 		return NULL;
 	memset(w, 0, sizeof(*w));
@@ -537,18 +539,43 @@ struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid)
 	return t;
 }
 
+/* t's cold part to read, NULL when it holds nothing (all zero): most
+ * slow paths need not load its line then (on hackbench, a preempted
+ * thread's long wait stalled on it). */
+static struct tcold *cold_of(struct tstate *t)
+{
+	return t->cold ? COLD(t) : NULL;
+}
+
+/* t's cold part to write: marked as holding something. */
+static struct tcold *cold_set(struct tstate *t)
+{
+	t->cold = 1;
+	return COLD(t);
+}
+
+/* The cold part is given up where it holds nothing any more. */
+static void cold_check(struct tstate *t, const struct tcold *c)
+{
+	if (!c->p_in && !c->ahead)
+		t->cold = 0;
+}
+
 /* The episode kept apart is over: checked, or given up for a newer. */
-static void episode_done(struct tcold *c)
+static void episode_done(struct tstate *t, struct tcold *c)
 {
 	c->p_out = c->p_in = 0;
 	c->p_lat = 0;
+	cold_check(t, c);
 }
 
 /* Keeps the episode from out (0: its switch-out unread) to in apart until
  * its other records are read; lat: its latency was checked already. */
-static void episode_keep(struct tcold *c, uint64_t out, uint8_t st,
+static void episode_keep(struct tstate *t, uint64_t out, uint8_t st,
 			 uint64_t in, bool lat)
 {
+	struct tcold *c = cold_set(t);
+
 	c->p_out = out;
 	c->p_st = st;
 	c->p_in = in;
@@ -557,8 +584,9 @@ static void episode_keep(struct tcold *c, uint64_t out, uint8_t st,
 
 /* The kept episode has its switch-out and a waking at ts (0: none, a
  * preempted thread): both checks, then it is done. */
-static void episode_check(struct trig_watch *w, struct tcold *c, int32_t tid,
-			  uint32_t cpu, uint64_t ts, const char *comm)
+static void episode_check(struct trig_watch *w, struct tstate *t,
+			  struct tcold *c, int32_t tid, uint32_t cpu,
+			  uint64_t ts, const char *comm)
 {
 	uint64_t start = c->p_st == 'R' ? c->p_out : ts;
 
@@ -566,7 +594,7 @@ static void episode_check(struct trig_watch *w, struct tcold *c, int32_t tid,
 		hit_blocked(w, tid, cpu, c->p_out, ts, (char)c->p_st, comm);
 	if (!c->p_lat)
 		hit_latency(w, tid, cpu, start, c->p_in, comm);
-	episode_done(c);
+	episode_done(t, c);
 }
 
 /* A waking not in order after its thread's switch-out: of a thread
@@ -576,12 +604,12 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
-	struct tcold *c = COLD(t);
+	struct tcold *c = cold_of(t);
 
 	inside(w, tid, ts, 'W');
-	if (c->p_in && ts <= c->p_in && ts >= c->p_out) {
+	if (c && c->p_in && ts <= c->p_in && ts >= c->p_out) {
 		if (c->p_out) { /* the kept episode's waking */
-			episode_check(w, c, tid, cpu, ts, comm);
+			episode_check(w, t, c, tid, cpu, ts, comm);
 			return;
 		}
 		/* its switch-out is unread yet: it pairs the waking */
@@ -596,14 +624,14 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			t->wake = ts;
 		runnable(w, t, tid, qcpu, ts, comm, w->locked);
 	} else if (ts > t->wake && t->wake > t->out && t->out >= t->in &&
-		   c->ahead <= t->out) {
+		   (!c || c->ahead <= t->out)) {
 		/* woken again while, as read, still off the CPU after its
 		 * last waking: with reader threads, another reader has not
 		 * read the switch-in that ended that wait, nor the switch-out
 		 * of the sleep this waking ends. Kept for that sleep (the
 		 * first such: one sleep ahead at most), checked at its
 		 * switch-in */
-		c->ahead = ts;
+		cold_set(t)->ahead = ts;
 	}
 	/* else a waking of this thread read already, or one older than a
 	 * switch-in or switch-out read (it woke the thread before it ran
@@ -617,7 +645,7 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 const char *comm)
 {
 	uint8_t st = out_state(raw);
-	struct tcold *c = COLD(t);
+	struct tcold *c = cold_of(t);
 
 	inside(w, tid, ts, 0);
 	if (ts >= t->in) { /* in order, its waking read first */
@@ -631,14 +659,14 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 		t->out = ts;
 		t->out_raw = raw;
 	}
-	if (!c->p_in || c->p_out || ts >= c->p_in)
+	if (!c || !c->p_in || c->p_out || ts >= c->p_in)
 		return; /* an episode too short to check */
 	c->p_out = ts;
 	c->p_st = st;
 	if (st == 'R') {
-		episode_check(w, c, tid, cpu, 0, comm);
+		episode_check(w, t, c, tid, cpu, 0, comm);
 	} else if (t->wake >= ts && t->wake <= c->p_in) {
-		episode_check(w, c, tid, cpu, t->wake, comm);
+		episode_check(w, t, c, tid, cpu, t->wake, comm);
 	}
 	/* else its waking is still unread */
 }
@@ -650,17 +678,18 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
-	struct tcold *c = COLD(t);
+	struct tcold *c = cold_of(t);
 
 	inside(w, tid, ts, 'I');
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
 
 		if (!(t->wake >= t->out && t->wake <= ts) &&
-		    c->ahead >= t->out && c->ahead <= ts) {
+		    c && c->ahead >= t->out && c->ahead <= ts) {
 			/* its waking was read ahead of its switch-out */
 			t->wake = c->ahead;
 			c->ahead = 0;
+			cold_check(t, c);
 			if (st == 'S' || st == 'D')
 				hit_blocked(w, tid, cpu, t->out, t->wake,
 					    (char)st, comm);
@@ -670,7 +699,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		} else if (t->wake >= t->out && t->wake <= ts) {
 			hit_latency(w, tid, cpu, t->wake, ts, comm);
 		} else { /* its waking is unread */
-			episode_keep(c, t->out, st, ts, false);
+			episode_keep(t, t->out, st, ts, false);
 		}
 		return;
 	}
@@ -680,7 +709,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		hit_latency(w, tid, cpu, t->wake, ts, comm);
 	/* the switch-out of this episode may come: kept if long enough */
 	if (prev_in && ts - prev_in >= w->min_off)
-		episode_keep(c, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
+		episode_keep(t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,

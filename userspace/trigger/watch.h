@@ -38,7 +38,7 @@ struct trig_pre;
 struct tstate;
 
 /* Watches the condition specs among specs[0..n) (named ones are not its
- * job); NULL when out of memory. */
+ * job); NULL when out of memory, or for 65535 CPUs or more. */
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				  uint32_t ncpus, bool locked);
 void trig_watch_free(struct trig_watch *w);

@@ -39,8 +39,10 @@ struct trig_pre {
  * since that thread's last record). */
 struct tstate {
 	uint64_t out, in, wake;
-	uint32_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
-			   * none (a new page is all zeros) */
+	uint16_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
+			   * none (a new page is all zeros; CPU ids < 65535) */
+	uint16_t cold;    /* 0: the cold part holds nothing (read as zeros,
+			   * its line not touched) */
 	/* of `out`: the record's prev_state, as it is (out_state tells it
 	 * apart where it is needed: most switch-outs need not) */
 	uint32_t out_raw;
@@ -273,7 +275,7 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 {
 	if ((uint32_t)qcpu < w->rq_cpus) {
 		rq_leave(w, t, locked);
-		t->rq_cpu1 = (uint32_t)qcpu + 1;
+		t->rq_cpu1 = (uint16_t)(qcpu + 1);
 		rq_gain(w, t->rq_cpu1, tid, ts, comm, locked);
 	}
 }
@@ -322,7 +324,7 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 			uint32_t q1 = (cpu + 1) & -(uint32_t)queued;
 
 			rq_leave(w, t, false);
-			t->rq_cpu1 = q1;
+			t->rq_cpu1 = (uint16_t)q1;
 			rq_gain(w, q1, r->prev_pid, ts, r->prev_comm, false);
 		} else if (queued) {
 			runnable(w, t, r->prev_pid, (int32_t)cpu, ts,
