@@ -612,8 +612,8 @@ static void test_sweep(void)
 	sweep_case(true, true);
 }
 
-/* A thread's queue is kept in 16 bits: a watch for 65535 CPUs or more is
- * refused, one under it made. */
+/* A thread's queue is kept in 16 bits: a watch for more than
+ * TRIG_CPUS_MAX CPUs is refused, one for that many made. */
 static void test_cpu_limit(void)
 {
 	struct trig_spec s;
@@ -621,8 +621,8 @@ static void test_cpu_limit(void)
 	struct trig_watch *wt;
 
 	trig_spec_parse("runqueue>4", &s, err, sizeof(err));
-	CHECK(trig_watch_new(&s, 1, 65535, false) == NULL);
-	wt = trig_watch_new(&s, 1, 65534, false);
+	CHECK(trig_watch_new(&s, 1, TRIG_CPUS_MAX + 1, false) == NULL);
+	wt = trig_watch_new(&s, 1, TRIG_CPUS_MAX, false);
 	CHECK(wt != NULL);
 	trig_watch_free(wt);
 }

@@ -7,6 +7,7 @@
 
 #include "encode/packet.h"
 #include "encode/trigger.h"
+#include "record/cpus.h"
 #include "record/task_status.h"
 #include "trigger/limit.h"
 #include "trigger/socket.h"
@@ -47,6 +48,10 @@ struct rec_triggers {
  * round of the table (4 KiB pages) in about a minute. */
 #define SWEEP_PAGES 1024
 #define SWEEP_NS 1000000000ull
+
+/* The watch takes every CPU the recorder can have: its NULL is only ever
+ * out of memory. */
+_Static_assert(CPUS_MAX <= TRIG_CPUS_MAX, "the trigger watch takes CPUS_MAX");
 
 struct rec_triggers *rec_triggers_new(const struct record_opts *o,
 				      uint32_t ncpus, bool threaded,

@@ -33,7 +33,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	struct trig_watch *w;
 	uint32_t i;
 
-	if (ncpus >= UINT16_MAX) /* a thread's rq_cpu1; the kernel has 8192 */
+	if (ncpus > TRIG_CPUS_MAX)
 		return NULL;
 	/* aligned as its type says (calloc gives 16 bytes): the fields
 	 * every record reads share one cache line, each stripe has its own */

@@ -37,8 +37,11 @@ struct trig_watch;
 struct trig_pre;
 struct tstate;
 
+/* The most CPUs a watch takes: a thread's queue is kept in 16 bits. */
+#define TRIG_CPUS_MAX 65534u
+
 /* Watches the condition specs among specs[0..n) (named ones are not its
- * job); NULL when out of memory, or for 65535 CPUs or more. */
+ * job); NULL when out of memory, or for more than TRIG_CPUS_MAX CPUs. */
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 				  uint32_t ncpus, bool locked);
 void trig_watch_free(struct trig_watch *w);

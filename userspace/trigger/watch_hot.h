@@ -40,7 +40,8 @@ struct trig_pre {
 struct tstate {
 	uint64_t out, in, wake;
 	uint16_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
-			   * none (a new page is all zeros; CPU ids < 65535) */
+			   * none (a new page is all zeros; CPU ids under
+			   * TRIG_CPUS_MAX) */
 	uint16_t cold;    /* 0: the cold part holds nothing (read as zeros,
 			   * its line not touched) */
 	/* of `out`: the record's prev_state, as it is (out_state tells it
@@ -378,7 +379,8 @@ HOT void on_free(struct trig_watch *w, int32_t tid, struct tstate *t,
 {
 	hold(w, tid, locked);
 	rq_leave(w, t, locked);
-	/* the tid may be reused */
+	/* the tid may be reused; the cold half zeroed whatever its flag says
+	 * (a flag cleared leaves p_st), so the sweep finds the page zero */
 	memset(t, 0, sizeof(*t));
 	memset(COLD(t), 0, sizeof(struct tcold));
 	release(w, tid, locked);
