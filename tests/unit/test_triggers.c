@@ -510,32 +510,68 @@ static void test_runqueue(void)
 	runqueue_adjacent(true);
 }
 
+/* Specs texts[0..n) muted until 200 ms (as suppressed or as merged), a
+ * watch `locked` or not: tid 7 waits 50 ms from a waking (muted), then
+ * 40 ms preempted (muted), then 50 ms from a waking after the mute
+ * (queued). Checks that `queued` hits came and `counted` were muted. With
+ * one latency spec and no comm= the muted ones are counted inline
+ * (hit_latency), else in trig_watch_hit: the same counts. */
+static void mute_case(const char *const *texts, uint32_t n, bool locked,
+		      bool suppressed, int queued, uint64_t counted)
+{
+	struct trig_spec s[3];
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[4];
+	uint64_t merged = 0, supp = 0;
+	uint32_t i;
+	struct btr_wakeup w1 = wk(100 * MS, 7, 0), w2 = wk(300 * MS, 7, 0);
+	struct btr_switch r1 = sw(150 * MS, 0, 0, 7), p1 = sw(155 * MS, 7, 0, 0),
+			  r2 = sw(195 * MS, 0, 0, 7), o1 = sw(196 * MS, 7, 1, 0),
+			  r3 = sw(350 * MS, 0, 0, 7);
+
+	for (i = 0; i < n; i++)
+		CHECK_EQ_I64(trig_spec_parse(texts[i], &s[i], err, sizeof(err)),
+			     0);
+	wt = trig_watch_new(s, n, 1, locked);
+	for (i = 0; i < n; i++)
+		trig_watch_mute(wt, i, 200 * MS, suppressed);
+	FEED(wt, 0, w1);
+	FEED(wt, 0, r1); /* 50 ms from its waking, muted */
+	FEED(wt, 0, p1);
+	FEED(wt, 0, r2); /* 40 ms preempted, muted */
+	FEED(wt, 0, o1);
+	FEED(wt, 0, w2);
+	FEED(wt, 0, r3); /* 50 ms, after the mute */
+	trig_watch_frontier(wt, 0, UINT64_MAX);
+	CHECK_EQ_I64(take(wt, h, 4), queued);
+	for (i = 0; i < (uint32_t)queued && i < 4; i++)
+		CHECK(h[i].end == 350 * MS && h[i].start == 300 * MS);
+	trig_watch_muted(wt, &merged, &supp);
+	CHECK_EQ_I64(suppressed ? supp : merged, counted);
+	CHECK_EQ_I64(suppressed ? merged : supp, 0);
+	trig_watch_free(wt);
+}
+
 /* A muted spec's hits are counted, not queued, until the time given. */
 static void test_mute(void)
 {
-	struct trig_spec s;
-	char err[128];
-	struct trig_watch *wt;
-	struct trig_hit h[2];
-	uint64_t merged = 0, suppressed = 0;
-	struct btr_wakeup w1 = wk(100 * MS, 7, 0), w2 = wk(300 * MS, 7, 0);
-	struct btr_switch r1 = sw(150 * MS, 0, 0, 7), o1 = sw(160 * MS, 7, 1, 0),
-			  r2 = sw(350 * MS, 0, 0, 7);
+	static const char *const one[] = { "latency>20ms", "blocked>500ms",
+					   "runqueue>8" };
+	static const char *const two[] = { "latency>20ms", "latency>45ms" };
+	static const char *const other[] = { "latency>20ms comm=other" };
+	static const char *const mine[] = { "latency>20ms comm=t7",
+					    "blocked>500ms" };
+	int k;
 
-	trig_spec_parse("latency>20ms", &s, err, sizeof(err));
-	wt = trig_watch_new(&s, 1, 1, false);
-	trig_watch_mute(wt, 0, 200 * MS, true);
-	trig_watch_record(wt, 0, &w1, sizeof(w1));
-	trig_watch_record(wt, 0, &r1, sizeof(r1)); /* 50 ms, muted */
-	trig_watch_record(wt, 0, &o1, sizeof(o1));
-	trig_watch_record(wt, 0, &w2, sizeof(w2));
-	trig_watch_record(wt, 0, &r2, sizeof(r2)); /* 50 ms, after it */
-	CHECK_EQ_I64(take(wt, h, 2), 1);
-	CHECK(h[0].end == 350 * MS);
-	trig_watch_muted(wt, &merged, &suppressed);
-	CHECK_EQ_I64(merged, 0);
-	CHECK_EQ_I64(suppressed, 1);
-	trig_watch_free(wt);
+	for (k = 0; k < 4; k++) {
+		bool locked = k & 1, supp = k & 2;
+
+		mute_case(one, 3, locked, supp, 1, 2); /* counted inline */
+		mute_case(two, 2, locked, supp, 2, 3); /* the 40 ms: one */
+		mute_case(other, 1, locked, supp, 0, 0);
+		mute_case(mine, 2, locked, supp, 1, 2);
+	}
 }
 
 /* The sweep gives back the pages of the thread table whose threads are

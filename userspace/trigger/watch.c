@@ -67,6 +67,18 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 			break;
 		}
 	}
+	/* the only latency spec, if it has no comm=: its muted hits are
+	 * counted inline (hit_latency) */
+	w->lat_spec = UINT32_MAX;
+	for (i = 0; i < n; i++) {
+		if (specs[i].kind != TRIG_LATENCY)
+			continue;
+		if (w->lat_spec != UINT32_MAX || specs[i].comm[0]) {
+			w->lat_spec = UINT32_MAX;
+			break;
+		}
+		w->lat_spec = i;
+	}
 	w->min_off = w->min_latency < w->min_blocked ? w->min_latency
 						      : w->min_blocked;
 	w->rq_cpus = w->runqueue ? ncpus : 0;
@@ -224,18 +236,12 @@ static inline void inside(struct trig_watch *w, int32_t tid, uint64_t ts,
 }
 
 /* Whether a hit of spec ending at `end` is muted: then it is counted
- * (plainly with one reader) and goes no further. */
+ * and goes no further. */
 static bool muted(struct trig_watch *w, uint32_t spec, uint64_t end)
 {
-	uint64_t *n;
-
 	if (end >= __atomic_load_n(&w->mute_until[spec], __ATOMIC_RELAXED))
 		return false;
-	n = &w->muted[w->mute_suppressed[spec]];
-	if (w->locked)
-		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
-	else
-		++*n;
+	count_muted(w, spec);
 	return true;
 }
 
@@ -246,6 +252,8 @@ void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
 		return;
 	w->mute_suppressed[spec] = suppressed;
 	__atomic_store_n(&w->mute_until[spec], until, __ATOMIC_RELAXED);
+	if (spec == w->lat_spec)
+		__atomic_store_n(&w->lat_mute, until, __ATOMIC_RELAXED);
 }
 
 void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
