@@ -326,6 +326,55 @@ static void test_waking_ahead(void)
 	trig_watch_free(wt);
 }
 
+/* What a thread's cold part is marked as holding (COLD_*). */
+static unsigned cold_marks(struct trig_watch *wt, int32_t tid)
+{
+	return tstate_of(wt, tid)->cold;
+}
+
+/* A waking read ahead that no sleep took (two wakings of one sleep, read
+ * in order): given up at the thread's next long wait, whose switch-out
+ * is later than it, so that the thread's long waits are not all taken
+ * the slow way after it; a sleep whose waking came while the thread still
+ * ran (before its switch-out: a wakeup that raced its sleep) keeps its
+ * episode apart, and the next waits are still found. */
+static void test_stale_ahead(void)
+{
+	struct btr_switch out0 = sw(100 * MS, 7, 1, 0), in0 = sw(170 * MS, 0, 0, 7),
+			  out1 = sw(200 * MS, 7, 1, 0), in1 = sw(400 * MS, 0, 0, 7),
+			  out2 = sw(420 * MS, 7, 1, 0), in2 = sw(450 * MS, 0, 0, 7),
+			  out3 = sw(460 * MS, 7, 0, 0), in3 = sw(500 * MS, 0, 0, 7);
+	struct btr_wakeup w0 = wk(150 * MS, 7, 0), w0b = wk(160 * MS, 7, 0),
+			  w1 = wk(300 * MS, 7, 0), w2 = wk(410 * MS, 7, 0);
+	struct trig_spec s[2];
+	struct trig_hit h[4];
+	struct trig_watch *wt = watch2(s, "latency>15ms", "blocked>500ms", 1);
+
+	FEED(wt, 0, out0);
+	FEED(wt, 0, w0);
+	FEED(wt, 0, w0b); /* a second waking of the same sleep: kept ahead */
+	CHECK_EQ_I64(cold_marks(wt, 7), COLD_AHEAD);
+	FEED(wt, 0, in0);
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK(h[0].start == 150 * MS && h[0].end == 170 * MS);
+	FEED(wt, 0, out1);
+	FEED(wt, 0, w1);
+	FEED(wt, 0, in1); /* 100 ms from its waking */
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK(h[0].start == 300 * MS && h[0].end == 400 * MS);
+	CHECK_EQ_I64(cold_marks(wt, 7), 0);
+	FEED(wt, 0, w2); /* while it runs: races its sleep */
+	FEED(wt, 0, out2);
+	FEED(wt, 0, in2); /* no waking after the switch-out: kept apart */
+	CHECK_EQ_I64(cold_marks(wt, 7), COLD_EPISODE);
+	CHECK_EQ_I64(take(wt, h, 4), 0);
+	FEED(wt, 0, out3); /* preempted */
+	FEED(wt, 0, in3); /* 40 ms runnable */
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK(h[0].start == 460 * MS && h[0].end == 500 * MS);
+	trig_watch_free(wt);
+}
+
 /* An encoder for trig_watch_around that counts its calls and refuses the
  * record when *ctx's refuse is set. */
 struct enc_probe {
@@ -726,6 +775,7 @@ int main(void)
 	RUN(test_preempt_and_comm);
 	RUN(test_wakings_in_the_way);
 	RUN(test_waking_ahead);
+	RUN(test_stale_ahead);
 	RUN(test_around);
 	RUN(test_runqueue);
 	RUN(test_mute);

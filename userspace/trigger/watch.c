@@ -555,18 +555,19 @@ static struct tcold *cold_of(struct tstate *t)
 	return t->cold ? COLD(t) : NULL;
 }
 
-/* t's cold part to write: marked as holding something. */
-static struct tcold *cold_set(struct tstate *t)
+/* t's cold part to write: marked as holding what (COLD_*). */
+static struct tcold *cold_set(struct tstate *t, uint16_t what)
 {
-	t->cold = 1;
+	t->cold |= what;
 	return COLD(t);
 }
 
-/* The cold part is given up where it holds nothing any more. */
+/* The marks after a change: the cold part is given up where it holds
+ * nothing any more. */
 static void cold_check(struct tstate *t, const struct tcold *c)
 {
-	if (!c->p_in && !c->ahead)
-		t->cold = 0;
+	t->cold = (uint16_t)((c->p_in ? COLD_EPISODE : 0) |
+			     (c->ahead ? COLD_AHEAD : 0));
 }
 
 /* The episode kept apart is over: checked, or given up for a newer. */
@@ -582,7 +583,7 @@ static void episode_done(struct tstate *t, struct tcold *c)
 static void episode_keep(struct tstate *t, uint64_t out, uint8_t st,
 			 uint64_t in, bool lat)
 {
-	struct tcold *c = cold_set(t);
+	struct tcold *c = cold_set(t, COLD_EPISODE);
 
 	c->p_out = out;
 	c->p_st = st;
@@ -639,7 +640,7 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 		 * of the sleep this waking ends. Kept for that sleep (the
 		 * first such: one sleep ahead at most), checked at its
 		 * switch-in */
-		cold_set(t)->ahead = ts;
+		cold_set(t, COLD_AHEAD)->ahead = ts;
 	}
 	/* else a waking of this thread read already, or one older than a
 	 * switch-in or switch-out read (it woke the thread before it ran
@@ -691,6 +692,17 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 	inside(w, tid, ts, 'I');
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
+
+		if (c && c->ahead && c->ahead < t->out) {
+			/* a waking kept for a sleep whose switch-out came
+			 * before it: of none (this episode began after it),
+			 * and no later one can use it. Given up, or the cold
+			 * part would stay marked and every long wait of the
+			 * thread come this way (on hackbench, nearly all did) */
+			c->ahead = 0;
+			cold_check(t, c);
+			c = cold_of(t);
+		}
 
 		if (!(t->wake >= t->out && t->wake <= ts) &&
 		    c && c->ahead >= t->out && c->ahead <= ts) {

@@ -42,8 +42,8 @@ struct tstate {
 	uint16_t rq_cpu1; /* 1 + the CPU whose queue it is counted on, 0:
 			   * none (a new page is all zeros; CPU ids under
 			   * TRIG_CPUS_MAX) */
-	uint16_t cold;    /* 0: the cold part holds nothing (read as zeros,
-			   * its line not touched) */
+	uint16_t cold;    /* what the cold part holds, COLD_*; 0: nothing
+			   * (read as zeros, its line not touched) */
 	/* of `out`: the record's prev_state, as it is (out_state tells it
 	 * apart where it is needed: most switch-outs need not) */
 	uint32_t out_raw;
@@ -74,6 +74,8 @@ _Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32 &&
 		       sizeof(struct tpair) == 128,
 	       "two threads' hot parts share a line, their cold parts the next");
 #define COLD(t) ((struct tcold *)((char *)(t) + 64))
+#define COLD_EPISODE 0x1 /* an episode kept (p_in) */
+#define COLD_AHEAD 0x2   /* a waking read ahead (ahead) */
 
 /* the one table's bytes, and a paged table's page's: mapped, not
  * allocated, so that only the parts that threads were seen in take
@@ -393,11 +395,14 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 			start = t->wake;
 		if (ts - start < w->min_off && out > prev_in) {
 			/* neither a wait nor a sleep as long */
-		} else if (!locked && out > prev_in && ts >= out && !t->cold &&
+		} else if (!locked && out > prev_in && ts >= out &&
+			   !(t->cold & COLD_AHEAD) &&
 			   (ran || (t->wake >= out && t->wake <= ts))) {
-			/* the common long wait: in order, its start read,
-			 * nothing kept apart (trig_watch_slow_in's first
-			 * case, inline: in a storm, a tenth of the records) */
+			/* the common long wait: in order, its start read, no
+			 * waking read ahead to look at (trig_watch_slow_in's
+			 * first case, inline: in a storm, a tenth of the
+			 * records; an episode kept apart is not this one's,
+			 * and the case leaves it be) */
 			hit_latency(w, r->next_pid, cpu, start, ts,
 				    r->next_comm);
 		} else {
