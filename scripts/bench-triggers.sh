@@ -36,7 +36,10 @@
 # Prints a line a round, then one JSON line: per workload the geometric
 # mean of the per-round ratios (triggers / baseline) of CPU ns per event
 # over rounds that alternate which recorder starts first (an even ROUNDS
-# cancels what starting second costs), their median, and the target (at
+# cancels what starting second costs), its 95% interval (ratio_ci95,
+# Student's t over the rounds' log ratios: on a 2-CPU VM, 8 rounds of
+# hackbench span some +-3%, so a change smaller than that needs more
+# rounds, or both builds side by side), their median, and the target (at
 # most 1.1). Needs root, perf, hackbench, jq.
 set -euo pipefail
 export LC_ALL=C
@@ -208,10 +211,24 @@ done
 printf '%s\n' "${results[@]}" | jq -sc --arg base "$BASE" --arg bin "$BIN" --arg mode "$MODE" '
 	def median: sort | if length % 2 == 1 then .[length / 2 | floor]
 		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	# Student t, 97.5th percentile, for df degrees of freedom
+	def t975(df): [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26,
+		2.23, 2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09,
+		2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05,
+		2.04] as $t | if df < 1 then null elif df <= 30 then $t[df - 1]
+		else 1.96 end;
+	# the 95% interval of the geometric mean of the rounds ratios
+	def ci95: map(log) as $l | ($l | length) as $n
+		| ($l | add / $n) as $m
+		| if $n < 2 then null else
+		  (($l | map(. - $m | . * .) | add) / ($n - 1) | sqrt) as $sd
+		  | (t975($n - 1) * $sd / ($n | sqrt)) as $h
+		  | [($m - $h | exp), ($m + $h | exp)] end;
 	group_by(.workload) | map({(.[0].workload): {
 		base_ns_per_event: (map(.base) | median),
 		triggers_ns_per_event: (map(.triggers) | median),
 		ratio: (map(.ratio | log) | add / length | exp),
+		ratio_ci95: (map(.ratio) | ci95),
 		ratio_median: (map(.ratio) | median), fired: (map(.fired) | add),
 		rounds: length}}) | add
 	| . + {baseline: $base, binary: $bin, mode: $mode,
