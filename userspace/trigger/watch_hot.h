@@ -122,13 +122,13 @@ struct trig_watch {
 	bool fast; /* the one table, one reader (no locks) */
 	bool locked;
 	bool blocked, runqueue; /* some spec of each kind */
+	const struct trig_spec *specs;
+	uint32_t nspecs, ncpus;
 	/* where the only latency spec has no comm= (what hit_latency can
 	 * count inline in a storm): its index, and its mute_until, kept
 	 * here too (atomic); else lat_spec UINT32_MAX, lat_mute 0 */
 	uint64_t lat_mute;
 	uint32_t lat_spec;
-	const struct trig_spec *specs;
-	uint32_t nspecs, ncpus;
 	struct stripe stripes[STRIPES];
 	struct tpair *pages[TID_MAX >> PAGE_SHIFT];
 	size_t sweep_at; /* the next page trig_watch_sweep looks at */
