@@ -690,6 +690,8 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 	struct tcold *c = cold_of(t);
 
 	inside(w, tid, ts, 'I');
+	/* its first case (in order) is inlined in switch_in too, for the
+	 * waits that need no look at the cold part: the two must agree */
 	if (t->out >= prev_in && t->out && ts >= t->out) {
 		uint8_t st = out_state(t->out_raw);
 

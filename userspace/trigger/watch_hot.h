@@ -388,27 +388,26 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 
 	if (__builtin_expect(ts - out >= w->min_off || out <= prev_in, 0)) {
 		uint64_t start = out;
-		/* preempted: its wait from its switch-out */
-		bool ran = !(t->out_raw & ~(uint32_t)STATE_PREEMPTED);
+		/* preempted (or running): its wait from its switch-out */
+		bool preempted = !(t->out_raw & ~(uint32_t)STATE_PREEMPTED);
 
-		if (t->wake > out && t->wake <= ts && !ran)
+		if (t->wake > out && t->wake <= ts && !preempted)
 			start = t->wake;
-		if (ts - start < w->min_off && out > prev_in) {
-			/* neither a wait nor a sleep as long */
-		} else if (!locked && out > prev_in && ts >= out &&
-			   !(t->cold & COLD_AHEAD) &&
-			   (ran || (t->wake >= out && t->wake <= ts))) {
+		if (ts - start < w->min_off && out > prev_in)
+			; /* neither a wait nor a sleep as long */
+		else if (!locked && out > prev_in && ts >= out &&
+			 !(t->cold & COLD_AHEAD) &&
+			 (preempted || (t->wake >= out && t->wake <= ts)))
 			/* the common long wait: in order, its start read, no
-			 * waking read ahead to look at (trig_watch_slow_in's
-			 * first case, inline: in a storm, a tenth of the
-			 * records; an episode kept apart is not this one's,
-			 * and the case leaves it be) */
+			 * waking read ahead to look at. trig_watch_slow_in's
+			 * first case, inline (in a storm, a tenth of the
+			 * records): the two must agree. An episode kept apart
+			 * is not this one's, and that case leaves it be */
 			hit_latency(w, r->next_pid, cpu, start, ts,
 				    r->next_comm);
-		} else {
+		else
 			trig_watch_slow_in(w, t, r->next_pid, cpu, ts,
 					   prev_in, r->next_comm);
-		}
 	}
 	release(w, r->next_pid, locked);
 }
