@@ -10,6 +10,7 @@
 #include "trigger/limit.h"
 #include "trigger/spec.h"
 #include "trigger/watch.h"
+#include "trig_recs.h"
 #include "unit.h"
 
 #define MS 1000000ull
@@ -51,39 +52,6 @@ static void test_spec(void)
 	CHECK(!trig_cgroup_matches("/system.slice", "/system.slice2"));
 	CHECK(trig_cgroup_matches("/", "/user.slice"));
 }
-
-/* Records, as the BPF side writes them. */
-static struct btr_switch sw(uint64_t ts, int32_t prev, int64_t state,
-			    int32_t next)
-{
-	struct btr_switch r;
-
-	memset(&r, 0, sizeof(r));
-	r.h.ts = ts;
-	r.h.type = BTR_REC_SWITCH;
-	r.prev_pid = prev;
-	r.prev_state = state;
-	r.next_pid = next;
-	snprintf(r.prev_comm, sizeof(r.prev_comm), "t%d", prev);
-	snprintf(r.next_comm, sizeof(r.next_comm), "t%d", next);
-	return r;
-}
-
-static struct btr_wakeup wk(uint64_t ts, int32_t pid, int32_t cpu)
-{
-	struct btr_wakeup r;
-
-	memset(&r, 0, sizeof(r));
-	r.h.ts = ts;
-	r.h.type = BTR_REC_WAKING;
-	r.pid = pid;
-	r.target_cpu = cpu;
-	snprintf(r.comm, sizeof(r.comm), "t%d", pid);
-	return r;
-}
-
-/* Record r, as read from CPU cpu's ring. */
-#define FEED(wt, cpu, r) trig_watch_record((wt), (cpu), &(r), sizeof(r))
 
 /* A watch of specs a and b (in s[0..1]) on ncpus, one reader. */
 static struct trig_watch *watch2(struct trig_spec *s, const char *a,
