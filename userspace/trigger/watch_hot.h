@@ -222,17 +222,23 @@ HOT void rq_gain(struct trig_watch *w, uint32_t q1, int32_t tid, uint64_t ts,
 		trig_watch_rq_check(w, (int32_t)q1 - 1, tid, ts, comm);
 }
 
-/* The thread leaves the queue it was counted on: with one reader, the
- * sink's if none. */
-HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
+/* The thread leaves queue q1, the one it was counted on (its rq_cpu1,
+ * as read): with one reader, the sink's if none. */
+HOT void rq_leave_from(struct trig_watch *w, struct tstate *t, uint16_t q1,
+		       bool locked)
 {
 	if (!locked) {
-		w->rq1[t->rq_cpu1].m--;
+		w->rq1[q1].m--;
 		t->rq_cpu1 = 0;
-	} else if (t->rq_cpu1) {
-		__atomic_sub_fetch(&w->rq1[t->rq_cpu1].m, 1, __ATOMIC_RELAXED);
+	} else if (q1) {
+		__atomic_sub_fetch(&w->rq1[q1].m, 1, __ATOMIC_RELAXED);
 		t->rq_cpu1 = 0;
 	}
+}
+
+HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
+{
+	rq_leave_from(w, t, t->rq_cpu1, locked);
 }
 
 /* The state of tid, its line prefetched: looked up before the reader
@@ -377,12 +383,7 @@ HOT void switch_in_v(struct trig_watch *w, uint32_t cpu,
 
 	hold(w, r->next_pid, locked);
 	prev_in = v->in;
-	if (!locked) {
-		w->rq1[v->rq_cpu1].m--;
-		t->rq_cpu1 = 0;
-	} else {
-		rq_leave(w, t, locked);
-	}
+	rq_leave_from(w, t, v->rq_cpu1, locked);
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
