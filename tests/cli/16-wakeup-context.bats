@@ -42,10 +42,11 @@ tid() {
 	sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$W/cmd.out"
 }
 
-# "TS IRQ CUR CHAIN" lines, time order: wakings of tid $1 in ftrace (ns;
+# "TS IRQ CUR CHAIN MARK" lines, time order: wakings of tid $1 in ftrace (ns;
 # IRQ 1 when the irq column of its flags says h, H, s or z; CUR the task
 # it came in; CHAIN 0 when ftrace's own switches on that CPU had not put
-# CUR on it: the kernel reported no switch into that context, 1 otherwise)
+# CUR on it: the kernel reported no switch into that context, 1 otherwise;
+# MARK the irq column's own character)
 ftrace_wakings() {
 	awk -v pid="pid=$1" '
 		# the flags column of the hardirq/softirq mark, from the header
@@ -69,9 +70,9 @@ ftrace_wakings() {
 			}
 			if (!hit) next
 			sub(/:$/, "", ts); split(ts, t, ".")
-			printf "%d%06d000 %d %s %d\n", t[1], t[2],
-				substr(flags, irqcol ? irqcol : 3, 1) ~ /[hHsz]/, cur,
-				!(c in on) || on[c] == cur
+			m = substr(flags, irqcol ? irqcol : 3, 1)
+			printf "%d%06d000 %d %s %d %s\n", t[1], t[2],
+				m ~ /[hHsz]/, cur, !(c in on) || on[c] == cur, m
 		}' "$W/ftrace.txt" | sort -n
 }
 
@@ -212,7 +213,7 @@ accounted() {
 
 # bats test_tags=file-clients
 @test "wakeup context: trace_processor's irq_context; the report lists interrupt wakers apart from threads" {
-	local s r n kind other label
+	local s r n kind other
 	s=$(tid sleeper)
 	r=$(tid reader)
 	tp_stats_clean "$W/trace.pb" mismatched_sched_switch_tids
@@ -232,17 +233,31 @@ accounted() {
 	[ "$(tp_query "$W/trace.pb" "select count(*) from thread_state join thread
 		using (utid) where tid in ($r, $(tid writer)) and irq_context = 1")" -le "$ft_irq" ]
 	# report: the same count, as the interrupt (hard; on PREEMPT_RT the
-	# timer softirq), not as the task it interrupted
-	kind=hard other=soft label="hard irq"
-	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] &&
-		kind=soft other=hard label=softirq
+	# timer softirq), not as the task it interrupted. A few may come from
+	# the other kind (a softirq's waking was seen once on a 6.18 guest):
+	# no more of those than ftrace marks so (s: softirq only; h, H: hard)
+	local nh ns ft_other
+	kind=hard other=soft
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && kind=soft other=hard
+	ft_other=$(ftrace_wakings "$s" | awk -v o="$other" '$2 == 1 &&
+		(o == "soft") == ($5 == "s")' | wc -l)
 	"$BTR" report --json --pid "$s" "$W/trace.pb" >"$W/rs.json"
 	jq -c '.wakers' "$W/rs.json"
 	[ "$(jq ".wakers[0].tid" "$W/rs.json")" = "$s" ]
-	[ "$(jq ".wakers[0].woken_by_irq.$kind" "$W/rs.json")" -eq "$n" ]
-	[ "$(jq ".wakers[0].woken_by_irq.$other" "$W/rs.json")" -eq 0 ]
+	nh=$(jq ".wakers[0].woken_by_irq.hard" "$W/rs.json")
+	ns=$(jq ".wakers[0].woken_by_irq.soft" "$W/rs.json")
+	echo "report: hard $nh soft $ns; ftrace's $other: $ft_other"
+	[ $((nh + ns)) -eq "$n" ]
+	[ "$(jq ".wakers[0].woken_by_irq.$other" "$W/rs.json")" -le "$ft_other" ]
+	[ "$(jq ".wakers[0].woken_by_irq.$kind" "$W/rs.json")" -ge $((n * 9 / 10)) ]
+	# the text: the same counts (one kind omitted when none)
 	"$BTR" report --pid "$s" "$W/trace.pb" | tee "$W/rs.txt"
-	grep -Eq "^ *$s .*woken by.* interrupts: $label x$n\$" "$W/rs.txt"
+	local want=" interrupts:"
+	[ "$nh" -gt 0 ] && want="$want hard irq x$nh"
+	[ "$nh" -gt 0 ] && [ "$ns" -gt 0 ] && want="$want,"
+	[ "$ns" -gt 0 ] && want="$want softirq x$ns"
+	grep -Fq "$want" "$W/rs.txt"
+	grep -Eq "^ *$s .*woken by.* interrupts: .*\$" "$W/rs.txt"
 	# the reader: woken by the writer, a task, never an interrupt
 	"$BTR" report --json --pid "$r" "$W/trace.pb" >"$W/rr.json"
 	jq -c '.wakers' "$W/rr.json"
