@@ -101,6 +101,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 		log_debug("thread table: no MADV_NOHUGEPAGE: %s",
 			  strerror(errno));
 	w->fast = w->table && !locked;
+	w->cold_off = (w->table ? TABLE_BYTES : PAGE_BYTES) / 2;
 	w->rq1 = calloc((size_t)ncpus + 1, sizeof(*w->rq1));
 	w->rq_base = calloc(ncpus ? ncpus : 1, sizeof(*w->rq_base));
 	w->rq_over = calloc((size_t)(ncpus ? ncpus : 1) * (n ? n : 1), 1);
@@ -514,9 +515,9 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 
 /* Page p of the paged table, mapped on first sight (NULL: out of
  * memory). */
-static struct tpair *map_page(struct trig_watch *w, uint32_t p)
+static struct tstate *map_page(struct trig_watch *w, uint32_t p)
 {
-	struct tpair *page;
+	struct tstate *page;
 
 	pthread_mutex_lock(&w->page_lock);
 	page = w->pages[p];
@@ -537,12 +538,12 @@ static struct tpair *map_page(struct trig_watch *w, uint32_t p)
 struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid)
 {
 	uint32_t p = (uint32_t)tid >> PAGE_SHIFT;
-	struct tpair *page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
+	struct tstate *page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
 	struct tstate *t;
 
 	if (!page && !(page = map_page(w, p)))
 		return NULL;
-	t = &page[((uint32_t)tid & ((1u << PAGE_SHIFT) - 1)) >> 1].hot[tid & 1];
+	t = &page[(uint32_t)tid & ((1u << PAGE_SHIFT) - 1)];
 	__builtin_prefetch(t, 1);
 	return t;
 }
@@ -550,16 +551,17 @@ struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid)
 /* t's cold part to read, NULL when it holds nothing (all zero): most
  * slow paths need not load its line then (on hackbench, a preempted
  * thread's long wait stalled on it). */
-static struct tcold *cold_of(struct tstate *t)
+static struct tcold *cold_of(const struct trig_watch *w, struct tstate *t)
 {
-	return t->cold ? COLD(t) : NULL;
+	return t->cold ? COLD(w, t) : NULL;
 }
 
 /* t's cold part to write: marked as holding what (COLD_*). */
-static struct tcold *cold_set(struct tstate *t, uint16_t what)
+static struct tcold *cold_set(const struct trig_watch *w, struct tstate *t,
+			      uint16_t what)
 {
 	t->cold |= what;
-	return COLD(t);
+	return COLD(w, t);
 }
 
 /* The marks after a change: the cold part is given up where it holds
@@ -574,16 +576,16 @@ static void cold_check(struct tstate *t, const struct tcold *c)
 static void episode_done(struct tstate *t, struct tcold *c)
 {
 	c->p_out = c->p_in = 0;
-	c->p_lat = 0;
+	c->p_st = c->p_lat = 0;
 	cold_check(t, c);
 }
 
 /* Keeps the episode from out (0: its switch-out unread) to in apart until
  * its other records are read; lat: its latency was checked already. */
-static void episode_keep(struct tstate *t, uint64_t out, uint8_t st,
-			 uint64_t in, bool lat)
+static void episode_keep(const struct trig_watch *w, struct tstate *t,
+			 uint64_t out, uint8_t st, uint64_t in, bool lat)
 {
-	struct tcold *c = cold_set(t, COLD_EPISODE);
+	struct tcold *c = cold_set(w, t, COLD_EPISODE);
 
 	c->p_out = out;
 	c->p_st = st;
@@ -613,7 +615,7 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
-	struct tcold *c = cold_of(t);
+	struct tcold *c = cold_of(w, t);
 
 	inside(w, tid, ts, 'W');
 	if (c && c->p_in && ts <= c->p_in && ts >= c->p_out) {
@@ -640,7 +642,7 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 		 * of the sleep this waking ends. Kept for that sleep (the
 		 * first such: one sleep ahead at most), checked at its
 		 * switch-in */
-		cold_set(t, COLD_AHEAD)->ahead = ts;
+		cold_set(w, t, COLD_AHEAD)->ahead = ts;
 	}
 	/* else a waking of this thread read already, or one older than a
 	 * switch-in or switch-out read (it woke the thread before it ran
@@ -654,7 +656,7 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 const char *comm)
 {
 	uint8_t st = out_state(raw);
-	struct tcold *c = cold_of(t);
+	struct tcold *c = cold_of(w, t);
 
 	inside(w, tid, ts, 0);
 	if (ts >= t->in) { /* in order, its waking read first */
@@ -687,7 +689,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
-	struct tcold *c = cold_of(t);
+	struct tcold *c = cold_of(w, t);
 
 	inside(w, tid, ts, 'I');
 	/* its first case (in order) is inlined in switch_in too, for the
@@ -703,7 +705,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 * thread come this way (on hackbench, nearly all did) */
 			c->ahead = 0;
 			cold_check(t, c);
-			c = cold_of(t);
+			c = cold_of(w, t);
 		}
 
 		if (!(t->wake >= t->out && t->wake <= ts) &&
@@ -721,7 +723,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		} else if (t->wake >= t->out && t->wake <= ts) {
 			hit_latency(w, tid, cpu, t->wake, ts, comm);
 		} else { /* its waking is unread */
-			episode_keep(t, t->out, st, ts, false);
+			episode_keep(w, t, t->out, st, ts, false);
 		}
 		return;
 	}
@@ -731,7 +733,7 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		hit_latency(w, tid, cpu, t->wake, ts, comm);
 	/* the switch-out of this episode may come: kept if long enough */
 	if (prev_in && ts - prev_in >= w->min_off)
-		episode_keep(t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
+		episode_keep(w, t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,

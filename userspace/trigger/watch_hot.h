@@ -63,25 +63,23 @@ struct tcold {
 	uint8_t p_lat; /* 1: the episode's latency was checked already */
 };
 
-/* Threads 2n and 2n + 1 (the table's unit): their hot parts in one line,
- * their cold parts in the next, so that a thread's cold part is 64 bytes
- * past its hot part (COLD). */
-struct tpair {
-	struct tstate hot[2];
-	struct tcold cold[2];
-} __attribute__((aligned(64)));
-_Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32 &&
-		       sizeof(struct tpair) == 128,
-	       "two threads' hot parts share a line, their cold parts the next");
-#define COLD(t) ((struct tcold *)((char *)(t) + 64))
+/* The table: the hot parts of all threads by tid, 32 bytes each (two
+ * threads of neighbouring tids share a line), then their cold parts in
+ * the same order, a thread's cold part cold_off bytes past its hot part
+ * (COLD): a look-up is one shift and one add. Where the one table is
+ * refused, each page of the paged table is laid out the same way for its
+ * 1 << PAGE_SHIFT threads. */
+_Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32,
+	       "two threads' hot parts share a line");
+#define COLD(w, t) ((struct tcold *)((char *)(t) + (w)->cold_off))
 #define COLD_EPISODE 0x1 /* an episode kept (p_in) */
 #define COLD_AHEAD 0x2   /* a waking read ahead (ahead) */
 
 /* the one table's bytes, and a paged table's page's: mapped, not
  * allocated, so that only the parts that threads were seen in take
  * memory */
-#define TABLE_BYTES ((size_t)(TID_MAX / 2) * sizeof(struct tpair))
-#define PAGE_BYTES (sizeof(struct tpair) << (PAGE_SHIFT - 1))
+#define TABLE_BYTES ((size_t)TID_MAX * 64)
+#define PAGE_BYTES ((size_t)64 << PAGE_SHIFT)
 
 struct stripe {
 	_Alignas(64) pthread_mutex_t lock;
@@ -112,7 +110,7 @@ struct trig_watch {
 	 * not give that much address space uncommitted (strict overcommit),
 	 * NULL and pages of the table mapped when a tid of theirs is first
 	 * seen (a look-up more) */
-	_Alignas(64) struct tpair *table;
+	_Alignas(64) struct tstate *table;
 	struct rq *rq1; /* per CPU, from 1: rq1[0] is the sink */
 	uint64_t min_latency, min_blocked; /* the smallest thresholds */
 	/* the smaller of the two: an off-CPU episode shorter than that (from
@@ -130,7 +128,8 @@ struct trig_watch {
 	uint64_t lat_mute;
 	uint32_t lat_spec;
 	struct stripe stripes[STRIPES];
-	struct tpair *pages[TID_MAX >> PAGE_SHIFT];
+	struct tstate *pages[TID_MAX >> PAGE_SHIFT];
+	size_t cold_off; /* COLD: TABLE_BYTES / 2, or PAGE_BYTES / 2 */
 	size_t sweep_at; /* the next page trig_watch_sweep looks at */
 	pthread_mutex_t page_lock;
 	uint64_t min_runqueue;
@@ -246,13 +245,13 @@ HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
  * past the kernel's limit, or out of memory. A new thread's state is all
  * zeros: the table is mapped zeroed, freed threads zeroed again. This
  * one in the one table (w->table, known to be there). */
-HOT struct tstate *tstate_in(struct tpair *table, int32_t tid)
+HOT struct tstate *tstate_in(struct tstate *table, int32_t tid)
 {
 	struct tstate *t;
 
 	if ((uint32_t)tid - 1 >= TID_MAX - 1)
 		return NULL;
-	t = &table[(uint32_t)tid >> 1].hot[tid & 1];
+	t = &table[(uint32_t)tid];
 	__builtin_prefetch(t, 1);
 	return t;
 }
@@ -372,18 +371,19 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 	release(w, r->prev_pid, locked);
 }
 
-/* The switch-in of the thread whose state is t, as it was before this
- * record in v (t itself, or a copy on_switch took): read from v, written
- * to t. */
-HOT void switch_in_v(struct trig_watch *w, uint32_t cpu,
-		     const struct btr_switch *r, struct tstate *t,
-		     const struct tstate *v, bool locked)
+/* The switch-in of the thread whose state is t: its switch-in, its
+ * switch-out and the queue it was counted on as they were before this
+ * record in prev_in, out and q1 (read from t, perhaps before the
+ * switched-out thread's state was written: see on_switch); the rest read
+ * from t, which only this thread's own records change. Its stripe held
+ * with `locked`. */
+HOT void switch_in_at(struct trig_watch *w, uint32_t cpu,
+		      const struct btr_switch *r, struct tstate *t,
+		      uint64_t prev_in, uint64_t out, uint16_t q1, bool locked)
 {
-	uint64_t ts = r->h.ts, prev_in;
+	uint64_t ts = r->h.ts;
 
-	hold(w, r->next_pid, locked);
-	prev_in = v->in;
-	rq_leave_from(w, t, v->rq_cpu1, locked);
+	rq_leave_from(w, t, q1, locked);
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
@@ -394,20 +394,18 @@ HOT void switch_in_v(struct trig_watch *w, uint32_t cpu,
 	 * (between the switch-out and ts: the sleep was checked at it),
 	 * else from its switch-out (a preempted thread's, whatever wakings
 	 * it had while it waited); the slow path if that may pass. */
-	uint64_t out = v->out;
-
 	if (__builtin_expect(ts - out >= w->min_off || out <= prev_in, 0)) {
-		uint64_t start = out;
+		uint64_t start = out, wake = t->wake;
 		/* preempted (or running): its wait from its switch-out */
-		bool preempted = !(v->out_raw & ~(uint32_t)STATE_PREEMPTED);
+		bool preempted = !(t->out_raw & ~(uint32_t)STATE_PREEMPTED);
 
-		if (v->wake > out && v->wake <= ts && !preempted)
-			start = v->wake;
+		if (wake > out && wake <= ts && !preempted)
+			start = wake;
 		if (ts - start < w->min_off && out > prev_in)
 			; /* neither a wait nor a sleep as long */
 		else if (!locked && out > prev_in && ts >= out &&
-			 !(v->cold & COLD_AHEAD) &&
-			 (preempted || (v->wake >= out && v->wake <= ts)))
+			 !(t->cold & COLD_AHEAD) &&
+			 (preempted || (wake >= out && wake <= ts)))
 			/* the common long wait: in order, its start read, no
 			 * waking read ahead to look at. trig_watch_slow_in's
 			 * first case, inline (in a storm, a tenth of the
@@ -419,13 +417,14 @@ HOT void switch_in_v(struct trig_watch *w, uint32_t cpu,
 			trig_watch_slow_in(w, t, r->next_pid, cpu, ts,
 					   prev_in, r->next_comm);
 	}
-	release(w, r->next_pid, locked);
 }
 
 HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 		   const struct btr_switch *r, struct tstate *t, bool locked)
 {
-	switch_in_v(w, cpu, r, t, t, locked);
+	hold(w, r->next_pid, locked);
+	switch_in_at(w, cpu, r, t, t->in, t->out, t->rq_cpu1, locked);
+	release(w, r->next_pid, locked);
 }
 
 HOT void on_free(struct trig_watch *w, int32_t tid, struct tstate *t,
@@ -433,10 +432,12 @@ HOT void on_free(struct trig_watch *w, int32_t tid, struct tstate *t,
 {
 	hold(w, tid, locked);
 	rq_leave(w, t, locked);
-	/* the tid may be reused; the cold half zeroed whatever its flag says
-	 * (a flag cleared leaves p_st), so the sweep finds the page zero */
+	/* the tid may be reused, and the sweep finds a page of freed
+	 * threads zero: the cold part holds nothing where its marks are
+	 * clear (episode_done zeroes it whole), and is not touched then */
+	if (t->cold)
+		memset(COLD(w, t), 0, sizeof(struct tcold));
 	memset(t, 0, sizeof(*t));
-	memset(COLD(t), 0, sizeof(struct tcold));
 	release(w, tid, locked);
 }
 
@@ -454,11 +455,13 @@ HOT void on_switch(struct trig_watch *w, uint32_t cpu,
 	 * interval 0.947 to 1.000), 8 rounds side by side, both with the
 	 * three triggers. */
 	if (!locked && p->t[1] && p->t[0] != p->t[1]) {
-		struct tstate v = *p->t[1];
+		struct tstate *n = p->t[1];
+		uint64_t in = n->in, out = n->out;
+		uint16_t q1 = n->rq_cpu1;
 
 		if (p->t[0])
 			switch_out(w, cpu, sw, p->t[0], locked);
-		switch_in_v(w, cpu, sw, p->t[1], &v, locked);
+		switch_in_at(w, cpu, sw, n, in, out, q1, false);
 		return;
 	}
 	if (p->t[0])
