@@ -189,6 +189,7 @@ $(OUT)/tests/%: tests/tools/%.c $(LIB_OBJS) | $(SYNTH_SKELS)
 
 $(OUT)/tests/libcwaits: WL_FLAGS := -fno-omit-frame-pointer -pthread
 $(OUT)/tests/deepwait: WL_FLAGS := -fomit-frame-pointer
+$(OUT)/tests/jitwait: WL_FLAGS := -fomit-frame-pointer
 $(OUT)/tests/stall: WL_FLAGS := -pthread
 $(WORKLOAD_BINS): $(OUT)/tests/%: tests/workloads/%.c
 	$(call msg,CC,$<)

@@ -9,7 +9,8 @@
 # program, none in libc) waits in nanosleep(), read(), pthread_cond_wait()
 # and fsync() from functions wait_in_X of its own; deepwait (no frame
 # pointer anywhere) sleeps 21 frames of 256 bytes deep; shortlived forks 200
-# children that each sleep once and exit at once.
+# children that each sleep once and exit at once; jitwait sleeps in code it
+# generated into an anonymous executable mapping (a JIT's: no CFI).
 
 load helpers
 
@@ -39,7 +40,10 @@ setup_file() {
 		>"$W/deep.out" 2>"$W/deep.err" || fail "record failed: $(tail -3 "$W/deep.err")"
 	"$BTR" --callstacks --stack-slice 16K -o "$W/deep16.pb" -- "$TOOLS/deepwait" 3 \
 		>"$W/deep16.out" 2>"$W/deep16.err" || fail "record failed: $(tail -3 "$W/deep16.err")"
-	dump_runs cfi fp deep deep16
+	# code generated at run time
+	"$BTR" -v --callstacks -o "$W/jit.pb" -- "$TOOLS/jitwait" 3 \
+		>"$W/jit.out" 2>"$W/jit.err" || fail "record failed: $(tail -3 "$W/jit.err")"
+	dump_runs cfi fp deep deep16 jit
 }
 
 teardown_file() {
@@ -259,6 +263,19 @@ deepwait_sleeps() {
 	fi
 }
 
+# record_gone NAME FALLBACK SCRIPT: sh -c SCRIPT recorded with --callstacks
+# and FALLBACK forced, a drain pass every 2 s (its processes are gone
+# before their maps can be read), into $TMP/NAME.pb (.out, .err); shows
+# what the summary says of user stacks, checks it says no look-up is made.
+record_gone() {
+	BTR_FALLBACK=$2 "$BTR" -v --callstacks --drain-period 2s -o "$TMP/$1.pb" -- \
+		sh -c "$3" >"$TMP/$1.out" 2>"$TMP/$1.err" ||
+		fail "record failed: $(tail -3 "$TMP/$1.err")"
+	echo "--fallback $2"
+	grep "user stacks" "$TMP/$1.err"
+	grep -q "mapping look-ups in BPF (bpf_find_vma) (since 5.17): no, forced by --fallback" "$TMP/$1.err"
+}
+
 @test "short-lived processes: where no mapping look-up in BPF can be made, the libraries come from the mmap()s' arguments (--fallback find-vma)" {
 	fallback_forced user-walk && return 0
 	# a drain pass every 2 s: each deepwait is gone before the reader
@@ -269,17 +286,65 @@ deepwait_sleeps() {
 	# bare libc address); by the tp_btf program and by the raw one
 	local fb whole all
 	for fb in find-vma find-vma,raw-tp; do
-		BTR_FALLBACK=$fb "$BTR" -v --callstacks --drain-period 2s -o "$TMP/fv.pb" -- \
-			sh -c "for i in \$(seq 20); do '$TOOLS/deepwait' 1 2; done >/dev/null" \
-			>"$TMP/fv.out" 2>"$TMP/fv.err" || fail "record failed: $(tail -3 "$TMP/fv.err")"
-		echo "--fallback $fb"
-		grep "user stacks" "$TMP/fv.err"
-		grep -q "mapping look-ups in BPF (bpf_find_vma) (since 5.17): no, forced by --fallback" "$TMP/fv.err"
+		record_gone fv "$fb" "for i in \$(seq 20); do '$TOOLS/deepwait' 1 2; done >/dev/null"
 		"$BTR" dump "$TMP/fv.pb" >"$TMP/fv.txt"
 		deepwait_sleeps "$TMP/fv.txt" | tee "$TMP/fv.stacks"
 		whole=$(grep -E "^ *[0-9]+ clock_nanosleep,__nanosleep,wait_deep,$DESCEND,$DESCEND,$DESCEND,main,[^,]+,__libc_start_main,_start$" "$TMP/fv.stacks" | awk '{ print $1 }')
 		all=$(awk '{ n += $1 } END { print n + 0 }' "$TMP/fv.stacks")
 		[ "$all" -ge $((20 * ${EMULATED_MIN:-200} / 200)) ]
 		[ "$((${whole:-0} * 10))" -ge "$((all * 9))" ]
+	done
+}
+
+# jit_frames PB START: the rel_pcs of the frames trace_processor has in the
+# mapping from START (hex) to START + 4096, one a line, rising.
+jit_frames() {
+	tp_query "$1" "select distinct f.rel_pc from stack_profile_frame f
+		join stack_profile_mapping m on m.id = f.mapping
+		where m.start = $((16#$2)) and m.end = $((16#$2 + 4096))
+		order by 1"
+}
+
+@test "JIT stacks: a wait in code generated at run time is cut there, flagged UNWIND_INFO and counted, its frames in the anonymous mapping" {
+	fallback_forced user-walk && return 0
+	local t start n min=3
+	[ -n "${BTR_EMULATED:-}" ] && min=2
+	t=$(tid tid jit)
+	start=$(sed -n 's/.* code=\([0-9a-f]*\)-.*/\1/p' "$W/jit.out")
+	user_stacks "$t" jit >"$TMP/jit"
+	sort "$TMP/jit" | uniq -c
+	grep "user stacks" "$W/jit.err"
+	# through libc: its frames, then the generated code's (the return
+	# address, 0x10 into the mapping), the stack cut there; a system
+	# call of its own: the generated code alone (0x47)
+	[ "$(grep -cx "clock_nanosleep,__nanosleep,0x10 UNWIND_INFO" "$TMP/jit")" -ge "$min" ]
+	[ "$(grep -cx "0x47 UNWIND_INFO" "$TMP/jit")" -ge "$min" ]
+	# none of them written as whole
+	[ "$(grep -c " UNWIND_INFO$" "$TMP/jit")" -eq "$(wc -l <"$TMP/jit")" ]
+	n=$(sed -n 's/.* \([0-9]*\) stopped at a frame without CFI.*/\1/p' "$W/jit.err")
+	[ "${n:-0}" -ge "$(wc -l <"$TMP/jit")" ]
+	# trace_processor: each sample flagged; the two frames in the
+	# mapping's own bounds
+	[ "$(tp_query "$W/jit.pb" "select count(*) from perf_sample join thread
+		using (utid) where tid = $t and unwind_error = 'unwind_info'")" -ge $((2 * min)) ]
+	[ "$(jit_frames "$W/jit.pb" "$start" | paste -sd' ')" = "16 71" ]
+}
+
+@test "JIT stacks of processes gone before their maps are read: the anonymous mapping comes from the mmap()'s arguments (--fallback find-vma)" {
+	fallback_forced user-walk && return 0
+	local fb start placed found
+	for fb in find-vma find-vma,raw-tp; do
+		record_gone jv "$fb" "for i in \$(seq 5); do '$TOOLS/jitwait' 1; done"
+		placed=$(sed -n 's/.* \([0-9]*\) pcs placed by the mappings the BPF side saw.*/\1/p' "$TMP/jv.err")
+		[ "${placed:-0}" -gt 0 ]
+		# each process's generated code: both frames, in its own
+		# mapping (ASLR puts each elsewhere), known from the mmap()
+		found=0
+		for start in $(sed -n 's/.* code=\([0-9a-f]*\)-.*/\1/p' "$TMP/jv.out"); do
+			[ "$(jit_frames "$TMP/jv.pb" "$start" | paste -sd' ')" = "16 71" ] &&
+				found=$((found + 1))
+		done
+		echo "$found of 5 processes' generated code placed"
+		[ "$found" -ge $((5 * ${EMULATED_MIN:-200} / 200)) ]
 	done
 }

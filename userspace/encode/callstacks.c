@@ -139,8 +139,18 @@ static uint32_t user_pcs(struct callstack_enc *c, const struct btr_stack *r,
 	c->have_slice = false;
 	n = c->unwind(c->wctx, r->tgid, c->slice, fp, r->nr_user, c->pcs,
 		      BTR_USTACK_MAX, &how);
-	if (how != CALLSTACK_WHOLE && how != CALLSTACK_JOINED && n <= 1)
-		return r->nr_user; /* nothing better than the chain */
+	if (how != CALLSTACK_WHOLE && how != CALLSTACK_JOINED && n <= 1) {
+		/* nothing better than the chain; where the chain went no
+		 * further either, and the leaf has no CFI (code generated at
+		 * run time, a JIT's, making the system call itself), the
+		 * stack is cut at the leaf: said so, not written as whole */
+		if (how == CALLSTACK_NO_CFI && n && r->nr_user <= n &&
+		    !*error) {
+			c->st.user_cfi_failed++;
+			*error = PERF_UNWIND_ERROR_UNWIND_INFO;
+		}
+		return r->nr_user;
+	}
 	c->st.user_unwound++;
 	*pcs = c->pcs;
 	switch (how) {
