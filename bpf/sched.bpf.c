@@ -742,8 +742,10 @@ static long vma_found(struct task_struct *task, struct vm_area_struct *vma,
 	v = &e->v[i];
 	v->start = vma->vm_start;
 	v->end = vma->vm_end;
-	v->pgoff = vma->vm_pgoff;
 	f = vma->vm_file;
+	/* an anonymous mapping's vm_pgoff is its own start's page: no file
+	 * offset (/proc/PID/maps says 0, as here) */
+	v->pgoff = f ? vma->vm_pgoff : 0;
 	vma_file(v, f);
 	e->n = i + 1;
 	return 0;
@@ -796,7 +798,7 @@ static __always_inline void vma_from_args(struct task_struct *t,
 	v = &e->v[i];
 	v->start = start;
 	v->end = start + ((m->len + 4095) & ~4095ULL);
-	v->pgoff = m->off >> 12;
+	v->pgoff = m->flags & MAP_ANONYMOUS ? 0 : m->off >> 12;
 	if (!(m->flags & MAP_ANONYMOUS) && m->fd >= 0) {
 		fdt = BPF_CORE_READ(t, files, fdt);
 		if (fdt && m->fd < BPF_CORE_READ(fdt, max_fds)) {
