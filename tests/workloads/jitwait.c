@@ -1,9 +1,9 @@
 /* Workload of off-CPU stacks in code generated at run time, as a JIT
  * makes it: functions written into an anonymous mapping mapped
- * executable (no file, no CFI), each called from main. One calls the C library's
- * nanosleep() (the leaf in libc, its caller the generated code); the
- * other makes the nanosleep system call itself (the leaf in the generated
- * code). Built as distributions build: -O2, no frame pointer. Each sleeps
+ * executable (no file, no CFI), each called from main. One calls the C
+ * library's nanosleep() (the leaf in libc, its caller the generated
+ * code); the other makes the nanosleep system call itself (the leaf in
+ * the generated code). Built as distributions build: -O2, no frame pointer. Each sleeps
  * ROUNDS times, 10 ms. Prints, when done:
  *   jitwait tid=TID code=START-END
  * (the mapping's bounds, hex). Usage: jitwait [ROUNDS]. */
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	sleep_fn via_libc, direct;
 
 	/* mapped executable at once (the recorder's look at executable
-	 * mmaps sees it), written, then made read-only */
+	 * mmaps sees it), written, then no longer writable */
 	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED) {

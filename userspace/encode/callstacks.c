@@ -144,7 +144,7 @@ static uint32_t user_pcs(struct callstack_enc *c, const struct btr_stack *r,
 		 * further either, and the leaf has no CFI (code generated at
 		 * run time, a JIT's, making the system call itself), the
 		 * stack is cut at the leaf: said so, not written as whole */
-		if (how == CALLSTACK_NO_CFI && n && r->nr_user <= n &&
+		if (how == CALLSTACK_NO_CFI && n == 1 && r->nr_user <= 1 &&
 		    !*error) {
 			c->st.user_cfi_failed++;
 			*error = PERF_UNWIND_ERROR_UNWIND_INFO;
