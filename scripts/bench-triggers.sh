@@ -40,19 +40,14 @@
 # Student's t over the rounds' log ratios: on a 2-CPU VM, 8 rounds of
 # hackbench span some +-3%, so a change smaller than that needs more
 # rounds, or both builds side by side), their median, and the target (at
-# most 1.1). Needs root, perf, hackbench, jq.
+# most 1.1 on both workloads; met is null unless both were measured).
+# Needs root, perf, hackbench, jq.
 set -euo pipefail
 export LC_ALL=C
 
-die() {
-	printf 'bench-triggers: error: %s\n' "$*" >&2
-	exit 1
-}
-log() { printf 'bench-triggers: %s\n' "$*" >&2; }
-
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-MAKE_OUT=${OUT:-build}
-case $MAKE_OUT in /*) OUT=$MAKE_OUT ;; *) OUT=$TOP/$MAKE_OUT ;; esac
+BENCH=bench-triggers
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "$0")/lib/bench.sh"
 BIN=${BTR_BIN:-$OUT/bpftrace-rec}
 BASE=${BTR_BIN_BASE:-$BIN}
 MODE=${MODE:-side}
@@ -77,12 +72,8 @@ TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue
 	--trigger-delay 60s)
 
 [ "$(id -u)" = 0 ] || die "loads BPF programs: run as root"
-for f in "$BIN" "$BASE"; do
-	[ -x "$f" ] || die "$f is missing: build with make"
-done
-for t in perf hackbench taskset jq; do
-	command -v "$t" >/dev/null || die "$t is missing: run make deps"
-done
+need_built "$BIN" "$BASE"
+need_tools perf hackbench taskset jq
 WORK=$(mktemp -d /tmp/btr-bench-triggers.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -208,28 +199,16 @@ for w in $WORKLOADS; do
 			--argjson f "$f" '{workload: $w, base: $b, triggers: $t, fired: $f, ratio: ($t / $b)}')")
 	done
 done
-printf '%s\n' "${results[@]}" | jq -sc --arg base "$BASE" --arg bin "$BIN" --arg mode "$MODE" '
-	def median: sort | if length % 2 == 1 then .[length / 2 | floor]
-		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-	# Student t, 97.5th percentile, for df degrees of freedom
-	def t975(df): [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26,
-		2.23, 2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09,
-		2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05,
-		2.04] as $t | if df < 1 then null elif df <= 30 then $t[df - 1]
-		else 1.96 end;
-	# the 95% interval of the geometric mean of the rounds ratios
-	def ci95: map(log) as $l | ($l | length) as $n
-		| ($l | add / $n) as $m
-		| if $n < 2 then null else
-		  (($l | map(. - $m | . * .) | add) / ($n - 1) | sqrt) as $sd
-		  | (t975($n - 1) * $sd / ($n | sqrt)) as $h
-		  | [($m - $h | exp), ($m + $h | exp)] end;
+printf '%s\n' "${results[@]}" | jq -L "$TOP/scripts/lib" -sc --arg base "$BASE" --arg bin "$BIN" --arg mode "$MODE" '
+	include "stats";
 	group_by(.workload) | map({(.[0].workload): {
 		base_ns_per_event: (map(.base) | median),
 		triggers_ns_per_event: (map(.triggers) | median),
-		ratio: (map(.ratio | log) | add / length | exp),
+		ratio: (map(.ratio) | geomean),
 		ratio_ci95: (map(.ratio) | ci95),
 		ratio_median: (map(.ratio) | median), fired: (map(.fired) | add),
 		rounds: length}}) | add
 	| . + {baseline: $base, binary: $bin, mode: $mode,
-	       target: {limit: 1.1, met: ([.pipe.ratio, .hackbench.ratio] | max <= 1.1)}}'
+	       target: {limit: 1.1, met: (if .pipe and .hackbench
+		then [.pipe.ratio, .hackbench.ratio] | max <= 1.1
+		else null end)}}'

@@ -6,7 +6,12 @@
  * only counts, as a streaming recording does. Encoders are flushed every
  * BATCH records, as the recorder does after each drain pass.
  *
- *   bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] [-w SPEC]... FILE
+ *   bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] [-T] [-w SPEC]... FILE
+ *
+ * The records are replayed in the file's order (capture_raw's: ring by
+ * ring each drain pass, as a recorder without --trigger reads them), or
+ * with -T in time order across CPUs (as a recorder with --trigger reads
+ * them: rings_drain_merged).
  *
  * With -w, each record also goes through the trigger watch of the SPECs
  * (userspace/trigger/watch.h) as the recorder's reader does with one
@@ -23,6 +28,7 @@
  * rate is records per second of this thread's CPU time (the machine may be
  * busy with other work), wall_rate per second of wall time. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +96,16 @@ static uint64_t mute_hits(struct trig_watch *w, const struct trig_hit *h,
 	for (i = 0; i < n; i++)
 		trig_watch_mute(w, h[i].spec, UINT64_MAX, false);
 	return n;
+}
+
+static int cmp_rec_time(const void *a, const void *b)
+{
+	const struct raw_rec *x = a, *y = b;
+
+	if (x->h->ts != y->h->ts)
+		return x->h->ts < y->h->ts ? -1 : 1;
+	/* equal times: the file's order, as the record's address holds it */
+	return x->h < y->h ? -1 : x->h > y->h;
 }
 
 /* Reads the whole file and indexes its records. */
@@ -161,6 +177,7 @@ int main(int argc, char **argv)
 	uint64_t tmin = UINT64_MAX, tmax = 0;
 	uint32_t ncpus = 0, cpu;
 	int repeats = 5, r, err = 1, e, opt_i;
+	bool time_order = false;
 	const char *path = NULL;
 	struct trig_spec specs[TRIG_MAX];
 	struct trig_watch *watch = NULL;
@@ -177,6 +194,8 @@ int main(int argc, char **argv)
 			min_cpu_s = strtod(argv[++opt_i], NULL);
 		else if (!strcmp(argv[opt_i], "-b") && opt_i + 1 < argc)
 			batch = strtoull(argv[++opt_i], NULL, 10);
+		else if (!strcmp(argv[opt_i], "-T"))
+			time_order = true;
 		else if (!strcmp(argv[opt_i], "-w") && opt_i + 1 < argc &&
 			 nspecs < TRIG_MAX) {
 			if (trig_spec_parse(argv[++opt_i], &specs[nspecs],
@@ -194,7 +213,7 @@ int main(int argc, char **argv)
 	}
 	if (!path || repeats < 1 || repeats > MAX_REPEATS || !batch ||
 	    min_cpu_s <= 0) {
-		fprintf(stderr, "usage: bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] [-w SPEC]... FILE\n");
+		fprintf(stderr, "usage: bench_encode [-r REPEATS] [-t SECONDS] [-b BATCH] [-T] [-w SPEC]... FILE\n");
 		return 64;
 	}
 	e = load(path, &buf, &recs, &nrecs, &ncpus);
@@ -202,6 +221,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_encode: %s: %s\n", path, strerror(-e));
 		goto cleanup;
 	}
+	if (time_order)
+		qsort(recs, nrecs, sizeof(*recs), cmp_rec_time);
 	for (i = 0; i < nrecs; i++) {
 		if (recs[i].h->ts < tmin)
 			tmin = recs[i].h->ts;
