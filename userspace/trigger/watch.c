@@ -192,50 +192,6 @@ uint64_t trig_watch_cancelled(struct trig_watch *w)
 	return __atomic_load_n(&w->cancelled, __ATOMIC_RELAXED);
 }
 
-/* A record of thread tid at ts was read, a waking (`ends` 'W'), a
- * switch-in ('I') or a switch-out (0): a held hit of that thread that it
- * falls inside was not one wait or sleep (reader threads only: with one
- * reader the records come in time order). If the record is what ends
- * such an episode (a waking for a sleep, a switch-in for a wait), the
- * episode ended there: the hit is cut short to it, kept if it still
- * passes its spec, else dropped. From the slow paths, where every record
- * older than its thread's last ones goes. */
-static void inside_queue(struct trig_watch *w, int32_t tid, uint64_t ts,
-			 char ends)
-{
-	size_t i, at;
-
-	if (!w->nreaders || !__atomic_load_n(&w->qlen, __ATOMIC_ACQUIRE))
-		return;
-	pthread_mutex_lock(&w->qlock);
-	for (i = 0; i < w->qlen; i++) {
-		struct trig_hit *h;
-
-		at = (w->qhead + i) % QUEUE_MAX;
-		h = &w->queue[at];
-		if (h->tid != tid || ts <= h->start || ts >= h->end)
-			continue;
-		if (ends && (ends == 'I') == (h->state == 'R') &&
-		    ts - h->start >= w->specs[h->spec].threshold) {
-			h->end = ts;
-			h->value = ts - h->start;
-		} else {
-			w->qcancel[at] = 1;
-		}
-	}
-	pthread_mutex_unlock(&w->qlock);
-}
-
-/* inside_queue with reader threads (`locked`, in the line every record
- * reads): with one reader, nothing to look at, not even the queue's
- * fields (on hackbench, a slow path a few switch-ins in a hundred). */
-static inline void inside(struct trig_watch *w, int32_t tid, uint64_t ts,
-			  char ends)
-{
-	if (w->locked)
-		inside_queue(w, tid, ts, ends);
-}
-
 /* Whether a hit of spec ending at `end` is muted: then it is counted
  * and goes no further. */
 static bool muted(struct trig_watch *w, uint32_t spec, uint64_t end)
@@ -608,6 +564,61 @@ static void episode_check(struct trig_watch *w, struct tstate *t,
 	episode_done(t, c);
 }
 
+/* A record of thread tid (state t, its stripe held) at ts was read, a
+ * waking (`ends` 'W'), a switch-in ('I') or a switch-out (0): a held hit
+ * of that thread that it falls inside was not one wait or sleep (reader
+ * threads only: with one reader the records come in time order). If the
+ * record is what ends such an episode (a waking for a sleep, a switch-in
+ * for a wait), the episode ended there: the hit is cut short to it, kept
+ * if it still passes its spec, else dropped. A wait's switch-in is still
+ * the end of a wait, one that began after ts: it is kept apart as an
+ * episode whose switch-out is unread (if none is kept), so that the
+ * records of it another reader has yet to read pair with it (a reader
+ * ahead had paired that switch-in with an older start). From the slow
+ * paths, where every record older than its thread's last ones goes. */
+static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
+			 uint64_t ts, char ends)
+{
+	size_t i, at;
+	uint64_t wait_end = 0;
+
+	if (!w->nreaders || !__atomic_load_n(&w->qlen, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&w->qlock);
+	for (i = 0; i < w->qlen; i++) {
+		struct trig_hit *h;
+
+		at = (w->qhead + i) % QUEUE_MAX;
+		h = &w->queue[at];
+		if (h->tid != tid || ts <= h->start || ts >= h->end ||
+		    w->qcancel[at])
+			continue;
+		if (w->specs[h->spec].kind == TRIG_LATENCY && h->end > wait_end)
+			wait_end = h->end;
+		if (ends && (ends == 'I') == (h->state == 'R') &&
+		    ts - h->start >= w->specs[h->spec].threshold) {
+			h->end = ts;
+			h->value = ts - h->start;
+		} else {
+			w->qcancel[at] = 1;
+		}
+	}
+	pthread_mutex_unlock(&w->qlock);
+	if (wait_end && wait_end - ts >= w->min_latency &&
+	    !(t->cold & COLD_EPISODE))
+		episode_keep(w, t, 0, 0, wait_end, false);
+}
+
+/* inside_queue with reader threads (`locked`, in the line every record
+ * reads): with one reader, nothing to look at, not even the queue's
+ * fields (on hackbench, a slow path a few switch-ins in a hundred). */
+static inline void inside(struct trig_watch *w, struct tstate *t, int32_t tid,
+			  uint64_t ts, char ends)
+{
+	if (w->locked)
+		inside_queue(w, t, tid, ts, ends);
+}
+
 /* A waking not in order after its thread's switch-out: of a thread
  * running (or whose sleep's switch-out is unread), or read after the
  * switch-in it led to, or older than the switch-out read. */
@@ -615,9 +626,10 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
-	struct tcold *c = cold_of(w, t);
+	struct tcold *c;
 
-	inside(w, tid, ts, 'W');
+	inside(w, t, tid, ts, 'W');
+	c = cold_of(w, t);
 	if (c && c->p_in && ts <= c->p_in && ts >= c->p_out) {
 		if (c->p_out) { /* the kept episode's waking */
 			episode_check(w, t, c, tid, cpu, ts, comm);
@@ -656,9 +668,10 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 const char *comm)
 {
 	uint8_t st = out_state(raw);
-	struct tcold *c = cold_of(w, t);
+	struct tcold *c;
 
-	inside(w, tid, ts, 0);
+	inside(w, t, tid, ts, 0);
+	c = cold_of(w, t);
 	if (ts >= t->in) { /* in order, its waking read first */
 		t->out = ts;
 		t->out_raw = raw;
@@ -689,9 +702,10 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
-	struct tcold *c = cold_of(w, t);
+	struct tcold *c;
 
-	inside(w, tid, ts, 'I');
+	inside(w, t, tid, ts, 'I');
+	c = cold_of(w, t);
 	/* its first case (in order) is inlined in switch_in too, for the
 	 * waits that need no look at the cold part: the two must agree */
 	if (t->out >= prev_in && t->out && ts >= t->out) {
