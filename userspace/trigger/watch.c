@@ -574,8 +574,9 @@ static void episode_check(struct trig_watch *w, struct tstate *t,
  * the end of a wait, one that began after ts: it is kept apart as an
  * episode whose switch-out is unread (if none is kept), so that the
  * records of it another reader has yet to read pair with it (a reader
- * ahead had paired that switch-in with an older start). From the slow
- * paths, where every record older than its thread's last ones goes. */
+ * ahead had paired that switch-in with an older start; one too short to
+ * pass any threshold is not kept). From the slow paths, where every
+ * record older than its thread's last ones goes. */
 static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 uint64_t ts, char ends)
 {
@@ -604,7 +605,7 @@ static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 		}
 	}
 	pthread_mutex_unlock(&w->qlock);
-	if (wait_end && wait_end - ts >= w->min_latency &&
+	if (wait_end && wait_end - ts >= w->min_off &&
 	    !(t->cold & COLD_EPISODE))
 		episode_keep(w, t, 0, 0, wait_end, false);
 }
