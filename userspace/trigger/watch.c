@@ -100,7 +100,9 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	else if (madvise(w->table, TABLE_BYTES, MADV_NOHUGEPAGE))
 		log_debug("thread table: no MADV_NOHUGEPAGE: %s",
 			  strerror(errno));
-	w->fast = w->table && !locked;
+	w->path = !w->table || locked ? PATH_ANY
+		  : w->runqueue		 ? PATH_FAST
+					 : PATH_LEAN;
 	w->cold_off = (w->table ? TABLE_BYTES : PAGE_BYTES) / 2;
 	w->rq1 = calloc((size_t)ncpus + 1, sizeof(*w->rq1));
 	w->rq_base = calloc(ncpus ? ncpus : 1, sizeof(*w->rq_base));
@@ -754,13 +756,13 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_switch *r, const struct trig_pre *p)
 {
-	on_switch(w, cpu, r, p, true);
+	on_switch(w, cpu, r, p, true, true);
 }
 
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_wakeup *r, struct tstate *t)
 {
-	on_waking(w, cpu, r, t, true);
+	on_waking(w, cpu, r, t, true, true);
 }
 
 void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t)

@@ -85,10 +85,10 @@ struct trig_enc {
 };
 
 /* The handling of a switch (`sw`, a constant) or of a waking (its state
- * in p->t[0]) after its encoding: `fast` as in watch_around. */
+ * in p->t[0]) after its encoding: `fast` and `rq` as in watch_around. */
 static inline __attribute__((always_inline)) int
 watched(struct trig_watch *w, uint32_t cpu, const void *rec,
-	const struct trig_pre *p, bool sw, bool fast)
+	const struct trig_pre *p, bool sw, bool fast, bool rq)
 {
 	if (!fast && w->locked) {
 		if (sw)
@@ -96,19 +96,21 @@ watched(struct trig_watch *w, uint32_t cpu, const void *rec,
 		else
 			trig_watch_waking(w, cpu, rec, p->t[0]);
 	} else if (sw) {
-		on_switch(w, cpu, rec, p, false);
+		on_switch(w, cpu, rec, p, false, rq);
 	} else {
-		on_waking(w, cpu, rec, p->t[0], false);
+		on_waking(w, cpu, rec, p->t[0], false, rq);
 	}
 	return 0;
 }
 
-/* trig_watch_around, compiled twice: `fast` (a constant) for the one
- * table and one reader, what the readers' path nearly always has; else
- * for whichever table and locking the watch has. */
+/* trig_watch_around, compiled three times: `fast` (a constant) for the
+ * one table and one reader, what the readers' path nearly always has,
+ * with runqueue counts (`rq`) or without any (no runqueue spec: the
+ * threads' queues are not followed at all); else for whichever table
+ * and locking the watch has. */
 static inline __attribute__((always_inline)) int
 watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
-	     struct trig_enc enc, void *ctx, bool fast)
+	     struct trig_enc enc, void *ctx, bool fast, bool rq)
 {
 	const struct btr_wakeup *wk = rec;
 	uint16_t type = ((const struct btr_hdr *)rec)->type;
@@ -119,24 +121,24 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	if (type == BTR_REC_SWITCH && len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
 		e = enc.sw(ctx, rec);
-		return e ? e : watched(w, cpu, rec, &p, true, fast);
+		return e ? e : watched(w, cpu, rec, &p, true, fast, rq);
 	}
 	if (type == BTR_REC_WAKING && len >= sizeof(*wk)) {
 		p.t[0] = fast ? tstate_in(w->table, wk->pid)
 			      : tstate_of(w, wk->pid);
 		e = enc.wk(ctx, wk);
-		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast);
+		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast, rq);
 	}
 	if (type == BTR_REC_SWITCH_BLOCKED &&
 	    len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
 		e = enc.any(ctx, rec, len);
-		return e ? e : watched(w, cpu, rec, &p, true, fast);
+		return e ? e : watched(w, cpu, rec, &p, true, fast, rq);
 	}
 	if (type == BTR_REC_WAKEUP_NEW && len >= sizeof(*wk)) {
 		p.t[0] = tstate_of(w, wk->pid);
 		e = enc.any(ctx, rec, len);
-		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast);
+		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast, rq);
 	}
 	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
@@ -162,9 +164,11 @@ static inline __attribute__((always_inline)) int
 trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 		  size_t len, struct trig_enc enc, void *ctx)
 {
-	if (__builtin_expect(w->fast, 1))
-		return watch_around(w, cpu, rec, len, enc, ctx, true);
-	return watch_around(w, cpu, rec, len, enc, ctx, false);
+	if (__builtin_expect(w->path == PATH_FAST, 1))
+		return watch_around(w, cpu, rec, len, enc, ctx, true, true);
+	if (w->path == PATH_LEAN)
+		return watch_around(w, cpu, rec, len, enc, ctx, true, false);
+	return watch_around(w, cpu, rec, len, enc, ctx, false, true);
 }
 
 static inline int trig_watch_no_enc(void *ctx, const void *rec, size_t len)

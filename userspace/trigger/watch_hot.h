@@ -29,6 +29,9 @@ struct trig_pre {
 #define STATE_S 0x1
 #define STATE_D 0x2
 #define STATE_PREEMPTED 0x100
+#define PATH_FAST 0 /* trig_watch.path */
+#define PATH_LEAN 1
+#define PATH_ANY 2
 
 /* One thread's state, in two parts. What the handling of every record
  * reads and writes, 32 bytes: the times of its last switch-out, switch-in
@@ -117,7 +120,9 @@ struct trig_watch {
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
 	uint64_t min_off;
 	uint32_t rq_cpus; /* with a runqueue spec, ncpus; else 0 */
-	bool fast; /* the one table, one reader (no locks) */
+	/* the one table, one reader (no locks): PATH_FAST, or PATH_LEAN
+	 * without a runqueue spec; else PATH_ANY */
+	uint8_t path;
 	bool locked;
 	bool blocked, runqueue; /* some spec of each kind */
 	const struct trig_spec *specs;
@@ -316,7 +321,8 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
  * cost a few compares and stores each; an off-CPU episode that may pass
  * a threshold is checked when its switch-in is read. */
 HOT void on_waking(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_wakeup *r, struct tstate *t, bool locked)
+		   const struct btr_wakeup *r, struct tstate *t, bool locked,
+		   bool rq)
 {
 	uint64_t ts = r->h.ts;
 
@@ -329,7 +335,9 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 		    t->out && (t->out_raw == STATE_S || t->out_raw == STATE_D))
 			hit_blocked(w, r->pid, cpu, t->out, ts,
 				    t->out_raw == STATE_D ? 'D' : 'S', r->comm);
-		runnable(w, t, r->pid, r->target_cpu, ts, r->comm, locked);
+		if (rq)
+			runnable(w, t, r->pid, r->target_cpu, ts, r->comm,
+				 locked);
 	} else {
 		trig_watch_slow_wake(w, t, r->pid, cpu, r->target_cpu, ts,
 				     r->comm);
@@ -338,7 +346,8 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 }
 
 HOT void switch_out(struct trig_watch *w, uint32_t cpu,
-		    const struct btr_switch *r, struct tstate *t, bool locked)
+		    const struct btr_switch *r, struct tstate *t, bool locked,
+		    bool rq)
 {
 	uint64_t ts = r->h.ts;
 	/* preempted (or running), on a CPU whose queue is counted */
@@ -351,7 +360,9 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 		t->out_raw = (uint32_t)r->prev_state;
 		/* it ran: counted on no queue, or on this CPU's if preempted;
 		 * with one reader, the sink's otherwise (no branch on it) */
-		if (!locked && w->rq_cpus) {
+		if (!rq) {
+			/* no queue counted: no thread is on one */
+		} else if (!locked && w->rq_cpus) {
 			uint32_t q1 = (cpu + 1) & -(uint32_t)queued;
 
 			rq_leave(w, t, false);
@@ -364,7 +375,8 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 			rq_leave(w, t, locked);
 		}
 	} else {
-		rq_leave(w, t, locked);
+		if (rq)
+			rq_leave(w, t, locked);
 		trig_watch_slow_out(w, t, r->prev_pid, cpu, ts,
 				    (uint32_t)r->prev_state, r->prev_comm);
 	}
@@ -379,11 +391,13 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
  * with `locked`. */
 HOT void switch_in_at(struct trig_watch *w, uint32_t cpu,
 		      const struct btr_switch *r, struct tstate *t,
-		      uint64_t prev_in, uint64_t out, uint16_t q1, bool locked)
+		      uint64_t prev_in, uint64_t out, uint16_t q1, bool locked,
+		      bool rq)
 {
 	uint64_t ts = r->h.ts;
 
-	rq_leave_from(w, t, q1, locked);
+	if (rq)
+		rq_leave_from(w, t, q1, locked);
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
@@ -420,10 +434,11 @@ HOT void switch_in_at(struct trig_watch *w, uint32_t cpu,
 }
 
 HOT void switch_in(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_switch *r, struct tstate *t, bool locked)
+		   const struct btr_switch *r, struct tstate *t, bool locked,
+		   bool rq)
 {
 	hold(w, r->next_pid, locked);
-	switch_in_at(w, cpu, r, t, t->in, t->out, t->rq_cpu1, locked);
+	switch_in_at(w, cpu, r, t, t->in, t->out, t->rq_cpu1, locked, rq);
 	release(w, r->next_pid, locked);
 }
 
@@ -443,7 +458,7 @@ HOT void on_free(struct trig_watch *w, int32_t tid, struct tstate *t,
 
 HOT void on_switch(struct trig_watch *w, uint32_t cpu,
 		   const struct btr_switch *sw, const struct trig_pre *p,
-		   bool locked)
+		   bool locked, bool rq)
 {
 	/* With one reader, next's state is read before prev's is written:
 	 * its loads first, then the stores to prev's line (same fields, at
@@ -460,14 +475,14 @@ HOT void on_switch(struct trig_watch *w, uint32_t cpu,
 		uint16_t q1 = n->rq_cpu1;
 
 		if (p->t[0])
-			switch_out(w, cpu, sw, p->t[0], locked);
-		switch_in_at(w, cpu, sw, n, in, out, q1, false);
+			switch_out(w, cpu, sw, p->t[0], locked, rq);
+		switch_in_at(w, cpu, sw, n, in, out, q1, false, rq);
 		return;
 	}
 	if (p->t[0])
-		switch_out(w, cpu, sw, p->t[0], locked);
+		switch_out(w, cpu, sw, p->t[0], locked, rq);
 	if (p->t[1])
-		switch_in(w, cpu, sw, p->t[1], locked);
+		switch_in(w, cpu, sw, p->t[1], locked, rq);
 }
 
 #endif
