@@ -8,7 +8,7 @@
 #   time  - in time order across CPUs, as a recorder with --trigger reads
 #           them (rings_drain_merged), without the watch;
 #   watch - in time order, through the trigger watch of the three
-#           conditions scripts/bench-triggers.sh sets.
+#           conditions scripts/bench-triggers.sh sets (or TRIGGERS).
 # time/ring is what reading in time order costs the encoder, watch/time
 # what the watch costs, watch/ring both (the part of bench-triggers.sh's
 # ratio that is the reader's own work: the rings' reading and what two
@@ -19,8 +19,10 @@
 #   scripts/bench-watch.sh
 #
 # Environment: OUT (build folder), ROUNDS (default 10), WORKLOADS (default
-# "pipe hackbench"), CPU (the one the replays run on, default the last),
-# PIPE_LOOPS (default 200000), HACKBENCH_ARGS (default -g 4 -l 2000).
+# "pipe hackbench"), TRIGGERS (the conditions, default "latency>20ms
+# blocked>500ms runqueue>8"), CPU (the one the replays run on, default
+# the last), PIPE_LOOPS (default 200000), HACKBENCH_ARGS (default -g 4 -l
+# 2000).
 # Prints a line a round, then one JSON line: per workload the median ns a
 # record of each way, and per ratio its geometric mean over the rounds and
 # 95% interval. Needs root (the capture), perf, hackbench, jq.
@@ -35,7 +37,10 @@ WORKLOADS=${WORKLOADS:-pipe hackbench}
 CPU=${CPU:-$(($(nproc) - 1))}
 PIPE_LOOPS=${PIPE_LOOPS:-200000}
 read -r -a HB_ARGS <<<"${HACKBENCH_ARGS:--g 4 -l 2000}"
-SPECS=(-w 'latency>20ms' -w 'blocked>500ms' -w 'runqueue>8')
+SPECS=()
+for spec in ${TRIGGERS:-latency>20ms blocked>500ms runqueue>8}; do
+	SPECS+=(-w "$spec")
+done
 CAPTURE=$OUT/tests/capture_raw
 ENCODE=$OUT/tests/bench_encode
 
