@@ -5,7 +5,8 @@
  * named in the kernel mapping, root first, cut and missing stacks marked,
  * the state cleared again after a reset, bad records refused; user frames
  * after the kernel ones in the resolver's mappings (range, offsets, build
- * id, rel_pc) or in "[unknown]", their losses marked. */
+ * id, rel_pc) or in "[unknown]", their losses marked; a stack cut at a
+ * leaf without CFI marked so. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -398,9 +399,73 @@ static void test_carried(void)
 	coll_free(&c);
 }
 
+/* test_cut_at_leaf's unwinder: the leaf pc, its code without CFI (a
+ * JIT's, or code that makes the system call itself): one pc. */
+static uint32_t leaf_no_cfi(void *ctx, int32_t tgid,
+			    const struct btr_ustack *u, const __u64 *fp,
+			    uint32_t nfp, __u64 *out, uint32_t max,
+			    enum callstack_unwound *how)
+{
+	(void)ctx, (void)tgid, (void)u, (void)max;
+	if (!nfp)
+		return 0;
+	out[0] = fp[0];
+	*how = CALLSTACK_NO_CFI;
+	return 1;
+}
+
+/* A stack whose walk from its slice stopped at once at a leaf without
+ * CFI, its frame-pointer chain no longer than that leaf: cut at the leaf
+ * (UNWIND_INFO, counted), not written as whole. With a chain that went
+ * further, the chain's frames are written as they are. */
+static void test_cut_at_leaf(void)
+{
+	static const uint64_t ips[] = { 0x2010, 0x4010, 0x400200, 0x400300 };
+	struct btr_ustack u;
+	struct btr_stack one = rec(2, BTR_USTACK_SLICE, ips), two;
+	struct callstack_enc *e;
+	struct coll c;
+	Packet *p;
+
+	memset(&u, 0, sizeof(u));
+	u.h.type = BTR_REC_USTACK;
+	u.pid = one.pid;
+	u.size = 16;
+	one.nr_user = 1;
+	memcpy(one.ips, ips, sizeof(ips));
+	two = one;
+	two.nr_user = 2;
+	coll_init(&c);
+	e = callstack_enc_new(&c.sink, SEQ, names, NULL, SCHED_START, SCHED_END);
+	callstack_enc_set_user(e, resolve, NULL);
+	callstack_enc_set_unwind(e, leaf_no_cfi, NULL);
+	CHECK_EQ_I64(callstack_enc_note_slice(e, &u.h, BTR_USTACK_SIZE(16)), 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &one.h, BTR_STACK_SIZE(3)), 0);
+	CHECK_EQ_I64(callstack_enc_note_slice(e, &u.h, BTR_USTACK_SIZE(16)), 0);
+	CHECK_EQ_I64(callstack_enc_add(e, 0, &two.h, BTR_STACK_SIZE(4)), 0);
+	CHECK_EQ_I64(c.n, 2);
+	p = coll_unpack(&c, 0);
+	CHECK(p && p->perf_sample && p->perf_sample->has_unwind_error &&
+	      p->perf_sample->unwind_error ==
+		      PERFETTO__PROTOS__PROFILING__STACK_UNWIND_ERROR__UNWIND_ERROR_UNWIND_INFO);
+	if (p)
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	p = coll_unpack(&c, 1);
+	CHECK(p && p->perf_sample && !p->perf_sample->has_unwind_error);
+	CHECK(p && p->interned_data && p->interned_data->n_callstacks == 1 &&
+	      p->interned_data->callstacks[0]->n_frame_ids == 4);
+	if (p)
+		perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_cfi_failed, 1);
+	CHECK_EQ_I64(callstack_enc_stats(e)->user_unwound, 0);
+	callstack_enc_free(e);
+	coll_free(&c);
+}
+
 int main(void)
 {
 	RUN(test_carried);
+	RUN(test_cut_at_leaf);
 	RUN(test_user_frames);
 	RUN(test_sample);
 	RUN(test_losses);
