@@ -127,7 +127,8 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 		p.t[0] = fast ? tstate_in(w->table, wk->pid)
 			      : tstate_of(w, wk->pid);
 		e = enc.wk(ctx, wk);
-		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast, rq);
+		return e || !p.t[0] ? e
+				    : watched(w, cpu, rec, &p, false, fast, rq);
 	}
 	if (type == BTR_REC_SWITCH_BLOCKED &&
 	    len >= sizeof(struct btr_switch)) {
@@ -138,7 +139,8 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	if (type == BTR_REC_WAKEUP_NEW && len >= sizeof(*wk)) {
 		p.t[0] = tstate_of(w, wk->pid);
 		e = enc.any(ctx, rec, len);
-		return e || !p.t[0] ? e : watched(w, cpu, rec, &p, false, fast, rq);
+		return e || !p.t[0] ? e
+				    : watched(w, cpu, rec, &p, false, fast, rq);
 	}
 	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
