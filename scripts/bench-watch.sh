@@ -24,8 +24,9 @@
 # the last), PIPE_LOOPS (default 200000), HACKBENCH_ARGS (default -g 4 -l
 # 2000).
 # Prints a line a round, then one JSON line: per workload the median ns a
-# record of each way, and per ratio its geometric mean over the rounds and
-# 95% interval. Needs root (the capture), perf, hackbench, jq.
+# record of each way, and per ratio its geometric mean over the rounds,
+# 95% interval, and the ratio of the two ways' fastest rounds. Needs root
+# (the capture), perf, hackbench, jq.
 set -euo pipefail
 export LC_ALL=C
 
@@ -104,9 +105,14 @@ for w in $WORKLOADS; do
 done
 printf '%s\n' "${results[@]}" | jq -L "$TOP/scripts/lib" -sc '
 	include "stats";
-	def ratio(f): map(f) | {ratio: geomean, ratio_ci95: ci95};
+	# per ratio: the geometric mean over the rounds, its interval, and
+	# the ratio of the fastest rounds of the two ways (the host at its
+	# quietest: steadier where other guests come and go)
+	def ratio(a; b): {ratio: (map(.[a] / .[b]) | geomean),
+		ratio_ci95: (map(.[a] / .[b]) | ci95),
+		ratio_of_min: ((map(.[a]) | min) / (map(.[b]) | min))};
 	group_by(.workload) | map({(.[0].workload): {
 		ring_ns: (map(.ring) | median), time_ns: (map(.time) | median),
 		watch_ns: (map(.watch) | median),
-		order: ratio(.time / .ring), watch: ratio(.watch / .time),
-		total: ratio(.watch / .ring), rounds: length}}) | add'
+		order: ratio("time"; "ring"), watch: ratio("watch"; "time"),
+		total: ratio("watch"; "ring"), rounds: length}}) | add'
