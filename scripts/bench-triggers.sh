@@ -65,9 +65,7 @@ fi
 read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
 BUFFER=${BUFFER:-2M}
 WORKLOADS=${WORKLOADS:-pipe hackbench}
-for w in $WORKLOADS; do
-	case $w in pipe | hackbench) ;; *) die "WORKLOADS: pipe or hackbench, not $w" ;; esac
-done
+check_workloads
 TRIGGERS=(--trigger 'latency>20ms' --trigger 'blocked>500ms' --trigger 'runqueue>8'
 	--trigger-delay 60s)
 
@@ -101,10 +99,8 @@ start_rec() {
 
 # The workload $1 once.
 workload() {
-	case $1 in
-	pipe) taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS" >/dev/null 2>&1 ;;
-	hackbench) hackbench "${HB_ARGS[@]}" >/dev/null 2>&1 ;;
-	esac
+	workload_cmd "$1"
+	"${WL_CMD[@]}" >/dev/null 2>&1
 }
 
 # Stops recorder $1 (base or triggers, pid $2), a child of this shell.

@@ -48,9 +48,7 @@ ENCODE=$OUT/tests/bench_encode
 [ "$(id -u)" = 0 ] || die "captures with the BPF programs: run as root"
 need_built "$CAPTURE" "$ENCODE"
 need_tools perf hackbench taskset jq
-for w in $WORKLOADS; do
-	case $w in pipe | hackbench) ;; *) die "WORKLOADS: pipe or hackbench, not $w" ;; esac
-done
+check_workloads
 if ! [[ $ROUNDS =~ ^[0-9]+$ ]] || [ "$ROUNDS" -lt 2 ]; then
 	die "ROUNDS: a number, 2 or more"
 fi
@@ -59,12 +57,8 @@ trap 'rm -rf "$WORK"' EXIT
 
 # Records of workload $1 into $WORK/$1.raw.
 capture() {
-	local cmd
-	case $1 in
-	pipe) cmd=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS") ;;
-	hackbench) cmd=(hackbench "${HB_ARGS[@]}") ;;
-	esac
-	"$CAPTURE" -o "$WORK/$1.raw" -d 120 -n 4000000 -- "${cmd[@]}" \
+	workload_cmd "$1"
+	"$CAPTURE" -o "$WORK/$1.raw" -d 120 -n 4000000 -- "${WL_CMD[@]}" \
 		>/dev/null 2>"$WORK/$1.capture.log" ||
 		die "capture of $1 failed: $(tail -n 3 "$WORK/$1.capture.log")"
 	log "$1: $(grep -o 'records=[0-9]* dropped=[0-9]*' "$WORK/$1.capture.log")"

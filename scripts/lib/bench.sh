@@ -20,6 +20,24 @@ need_built() {
 	done
 }
 
+# Dies unless each workload of $WORKLOADS is one the benchmarks run.
+check_workloads() {
+	local w
+	for w in $WORKLOADS; do
+		case $w in pipe | hackbench) ;; *) die "WORKLOADS: pipe or hackbench, not $w" ;; esac
+	done
+}
+
+# The command of workload $1 into the array WL_CMD: pipe, the pipe load
+# on CPU 0 (PIPE_LOOPS round trips), or hackbench (HB_ARGS, an array).
+workload_cmd() {
+	# shellcheck disable=SC2034 # WL_CMD is the caller's
+	case $1 in
+	pipe) WL_CMD=(taskset -c 0 perf bench sched pipe -l "$PIPE_LOOPS") ;;
+	hackbench) WL_CMD=(hackbench "${HB_ARGS[@]}") ;;
+	esac
+}
+
 # Dies unless each of the commands given is installed (make deps).
 need_tools() {
 	local t

@@ -3,8 +3,8 @@
  * executable (no file, no CFI), each called from main. One calls the C
  * library's nanosleep() (the leaf in libc, its caller the generated
  * code); the other makes the nanosleep system call itself (the leaf in
- * the generated code). Built as distributions build: -O2, no frame pointer. Each sleeps
- * ROUNDS times, 10 ms. Prints, when done:
+ * the generated code). Built as distributions build: -O2, no frame
+ * pointer. Each sleeps ROUNDS times, 10 ms. Prints, when done:
  *   jitwait tid=TID code=START-END
  * (the mapping's bounds, hex). Usage: jitwait [ROUNDS]. */
 #define _GNU_SOURCE

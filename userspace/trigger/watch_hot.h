@@ -359,10 +359,11 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 		t->out = ts;
 		t->out_raw = (uint32_t)r->prev_state;
 		/* it ran: counted on no queue, or on this CPU's if preempted;
-		 * with one reader, the sink's otherwise (no branch on it) */
-		if (!rq) {
-			/* no queue counted: no thread is on one */
-		} else if (!locked && w->rq_cpus) {
+		 * with one reader, the sink's otherwise (no branch on it).
+		 * Without `rq` no thread is on any queue */
+		if (!rq)
+			; /* no queue counted */
+		else if (!locked && w->rq_cpus) {
 			uint32_t q1 = (cpu + 1) & -(uint32_t)queued;
 
 			rq_leave(w, t, false);
