@@ -7,10 +7,14 @@
 #   ring  - ring by ring, as a recorder without --trigger reads them;
 #   time  - in time order across CPUs, as a recorder with --trigger reads
 #           them (rings_drain_merged), without the watch;
+#   lean  - in time order, through the watch of those conditions that are
+#           not runqueue> ones (when there are both kinds): the threads'
+#           states followed, the queues not counted;
 #   watch - in time order, through the trigger watch of the three
 #           conditions scripts/bench-triggers.sh sets (or TRIGGERS).
 # time/ring is what reading in time order costs the encoder, watch/time
-# what the watch costs, watch/ring both (the part of bench-triggers.sh's
+# what the watch costs (lean/time its threads' part, watch/lean its
+# runqueue counts'), watch/ring both (the part of bench-triggers.sh's
 # ratio that is the reader's own work: the rings' reading and what two
 # recorders side by side do to each other are left out). Less noisy than
 # bench-triggers.sh, and quick: a change to the watch or the encoder can
@@ -24,7 +28,8 @@
 # the last), PIPE_LOOPS (default 200000), HACKBENCH_ARGS (default -g 4 -l
 # 2000).
 # Prints a line a round, then one JSON line: per workload the median ns a
-# record of each way, and per ratio its geometric mean over the rounds,
+# record of each way, and per ratio (order, watch, total; with lean also
+# threads and runqueue) its geometric mean over the rounds,
 # 95% interval, and the ratio of the two ways' fastest rounds. Needs root
 # (the capture), perf, hackbench, jq.
 set -euo pipefail
@@ -38,10 +43,15 @@ WORKLOADS=${WORKLOADS:-pipe hackbench}
 CPU=${CPU:-$(($(nproc) - 1))}
 PIPE_LOOPS=${PIPE_LOOPS:-200000}
 read -r -a HB_ARGS <<<"${HACKBENCH_ARGS:--g 4 -l 2000}"
-SPECS=()
+SPECS=() LEAN_SPECS=()
 for spec in ${TRIGGERS:-latency>20ms blocked>500ms runqueue>8}; do
 	SPECS+=(-w "$spec")
+	[[ $spec == runqueue* ]] || LEAN_SPECS+=(-w "$spec")
 done
+WAYS=(ring time watch)
+if [ "${#LEAN_SPECS[@]}" -gt 0 ] && [ "${#LEAN_SPECS[@]}" -lt "${#SPECS[@]}" ]; then
+	WAYS=(ring time lean watch)
+fi
 CAPTURE=$OUT/tests/capture_raw
 ENCODE=$OUT/tests/bench_encode
 
@@ -64,11 +74,12 @@ capture() {
 	log "$1: $(grep -o 'records=[0-9]* dropped=[0-9]*' "$WORK/$1.capture.log")"
 }
 
-# ns a record of way $2 (ring, time or watch) over $WORK/$1.raw.
+# ns a record of way $2 (ring, time, lean or watch) over $WORK/$1.raw.
 replay() {
 	local args=() rate
 	case $2 in
 	time) args=(-T) ;;
+	lean) args=(-T "${LEAN_SPECS[@]}") ;;
 	watch) args=(-T "${SPECS[@]}") ;;
 	esac
 	rate=$(taskset -c "$CPU" "$ENCODE" -r 3 -t 0.2 "${args[@]}" "$WORK/$1.raw" |
@@ -84,17 +95,19 @@ for w in $WORKLOADS; do
 	capture "$w"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		declare -A ns=()
-		# the three take turns in a rotating order: what running
-		# first or last costs falls on each alike
-		ways=(ring time watch)
-		for ((k = 0; k < 3; k++)); do
-			way=${ways[$(((k + r) % 3))]}
+		# the ways take turns in a rotating order: what running first
+		# or last costs falls on each alike
+		line="$w round $r:" json=
+		for ((k = 0; k < ${#WAYS[@]}; k++)); do
+			way=${WAYS[$(((k + r) % ${#WAYS[@]}))]}
 			ns[$way]=$(replay "$w" "$way")
 		done
-		log "$w round $r: ring ${ns[ring]} ns/record, time ${ns[time]}, watch ${ns[watch]}"
-		results+=("$(jq -nc --arg w "$w" --argjson a "${ns[ring]}" \
-			--argjson b "${ns[time]}" --argjson c "${ns[watch]}" \
-			'{workload: $w, ring: $a, time: $b, watch: $c}')")
+		for way in "${WAYS[@]}"; do
+			line+=" $way ${ns[$way]}"
+			json+="${json:+,}\"$way\":${ns[$way]}"
+		done
+		log "$line ns/record"
+		results+=("{\"workload\":\"$w\",$json}")
 	done
 done
 printf '%s\n' "${results[@]}" | jq -L "$TOP/scripts/lib" -sc '
@@ -105,8 +118,11 @@ printf '%s\n' "${results[@]}" | jq -L "$TOP/scripts/lib" -sc '
 	def ratio(a; b): {ratio: (map(.[a] / .[b]) | geomean),
 		ratio_ci95: (map(.[a] / .[b]) | ci95),
 		ratio_of_min: ((map(.[a]) | min) / (map(.[b]) | min))};
-	group_by(.workload) | map({(.[0].workload): {
+	group_by(.workload) | map({(.[0].workload): ({
 		ring_ns: (map(.ring) | median), time_ns: (map(.time) | median),
 		watch_ns: (map(.watch) | median),
 		order: ratio("time"; "ring"), watch: ratio("watch"; "time"),
-		total: ratio("watch"; "ring"), rounds: length}}) | add'
+		total: ratio("watch"; "ring"), rounds: length}
+		+ if .[0].lean then {lean_ns: (map(.lean) | median),
+			threads: ratio("lean"; "time"),
+			runqueue: ratio("watch"; "lean")} else {} end)}) | add'
