@@ -262,6 +262,16 @@ start_named() {
 	fail "no socket at $TMP/trig.sock"
 }
 
+# Waits (up to 10 s) for FILE to hold a line with TEXT.
+wait_line() {
+	local _
+	for _ in $(seq 100); do
+		grep -qF "$2" "$1" && return 0
+		sleep 0.1
+	done
+	fail "no line with '$2' in $1: $(cat "$1")"
+}
+
 stop_recorder() {
 	kill -INT "$REC"
 	wait "$REC" || fail "recorder failed: $(cat "$TMP/rec.err")"
@@ -317,6 +327,110 @@ stop_recorder() {
 	[ ! -e "$TMP/t.1.pb" ]
 	[ "$(stat_value "$TMP/t.pb" triggers_refused)" = 1 ]
 	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 0 ]
+
+	# allowed by a group: nobody with daemon among its supplementary
+	# groups (as they were when it connected) is taken, without refused
+	rm -f "$TMP"/t*.pb
+	local daemon_gid
+	daemon_gid=$(getent group daemon | cut -d: -f3)
+	start_named --trigger-allow @daemon
+	run_as_nobody -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+	[ "$status" = 1 ]
+	run_as_nobody --groups="$daemon_gid" -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+	echo "$output"
+	[ "$status" = 0 ]
+	sleep 0.5
+	stop_recorder
+	[ "$(stat_value "$TMP/t.pb" triggers_refused)" = 1 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 1 ]
+}
+
+# bats test_tags=reader-only
+@test "named trigger: a trickling client and a flood of refused ones hold nothing up; a repeat while due is taken as merged" {
+	need_root
+	local t0 ms i lines
+	# a client that sends its line a byte every 90 ms (60 bytes: 5.4 s)
+	# is given 100 ms in all, not 100 ms a byte
+	start_named --trigger-allow daemon --trigger-delay 2s
+	t0=$(date +%s%N)
+	run "$TOOLS/sockpoke" -d 90 "$TMP/trig.sock" "$(printf 'd%.0s' $(seq 60))"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "$output after $ms ms"
+	[ "$status" = 0 ] && [ "$output" = "refused: no trigger name received" ]
+	[ "$ms" -lt 3000 ] || fail "the trickle held the recorder for $ms ms"
+	# 20 senders not allowed: each refused and counted, their lines
+	# logged at most every 10 s
+	for i in $(seq 20); do
+		run_as_nobody -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+		[ "$status" = 1 ]
+		[[ "$output" == *"refused: uid 65534 may not trigger this recorder"* ]]
+	done
+	# the same trigger twice within its delay: both taken, one action
+	"$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+	"$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+	sleep 2.5
+	stop_recorder
+	cat "$TMP/rec.err"
+	lines=$(grep -c 'refused: not allowed' "$TMP/rec.err")
+	[ "$lines" -ge 1 ] && [ "$lines" -le 3 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_refused)" = 20 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 1 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_merged)" = 1 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_suppressed)" = 0 ]
+	[ "$(grep -c '^bpftrace-rec: snapshot written to ' "$TMP/rec.err")" = 1 ]
+}
+
+# bats test_tags=reader-only
+@test "named trigger: a recorder that takes no connection leaves its client an error, and a new recorder its socket" {
+	need_root
+	local pid t0 s
+	# bounded, and off bats' descriptor: a failed check leaves no hang
+	timeout 60 "$TOOLS/sockpoke" -l "$TMP/full.sock" >"$TMP/listen.out" 3>&- &
+	pid=$!
+	for _ in $(seq 50); do
+		[ -s "$TMP/listen.out" ] && break
+		sleep 0.1
+	done
+	[ "$(cat "$TMP/listen.out")" = listening ]
+	t0=$SECONDS
+	run timeout 30 "$BTR" trigger --trigger-socket "$TMP/full.sock" deploy
+	s=$((SECONDS - t0))
+	echo "$status after $s s: $output"
+	[ "$status" = 1 ]
+	[[ "$output" == *"took no connection in 10 s"* ]]
+	[ "$s" -lt 20 ]
+	# a recorder given that socket's path finds it live: an error, the
+	# socket left in place
+	run timeout 30 "$BTR" --trigger name:deploy --trigger-socket "$TMP/full.sock" \
+		-d 1s -o "$TMP/x.pb"
+	echo "$status: $output"
+	[ "$status" != 0 ] && [ "$status" != 124 ]
+	[[ "$output" == *"another recorder listens on it"* ]]
+	[ -S "$TMP/full.sock" ]
+	kill "$pid"
+	wait "$pid" || true
+}
+
+# bats test_tags=reader-only
+@test "--trigger-disk removes the triggers' old snapshots, never one SIGUSR1 asked for" {
+	need_root
+	local n
+	start_named --trigger-disk 1K
+	# two snapshots asked for, then two triggers: the first trigger's is
+	# removed for the second's, the asked-for ones are left
+	for n in 1 2; do
+		kill -USR1 "$REC"
+		wait_line "$TMP/rec.err" "snapshot written to $TMP/t.$n.pb"
+	done
+	for n in 3 4; do
+		"$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+		wait_line "$TMP/rec.err" "snapshot written to $TMP/t.$n.pb"
+	done
+	stop_recorder
+	ls -la "$TMP"
+	[ -s "$TMP/t.1.pb" ] && [ -s "$TMP/t.2.pb" ] && [ -s "$TMP/t.4.pb" ]
+	[ ! -e "$TMP/t.3.pb" ]
+	[ "$(stat_value "$TMP/t.pb" trigger_snapshots_removed)" = 1 ]
 }
 
 # bats test_tags=reader-only

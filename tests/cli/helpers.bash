@@ -111,7 +111,7 @@ count_sched_events() {
 	awk '$2 ~ /^[0-9]+$/ && $3 != "lost_events" && $3 != "ftrace_cpu_stats"' "$TMP/dump.txt" | wc -l
 }
 
-# Runs COMMAND... as nobody (uid/gid 65534, no groups) in bats' `run`, with
+# Runs COMMAND... as nobody (uid/gid 65534, no groups unless given) in bats' `run`, with
 # $BTR replaced by a copy nobody can execute: the clone under test may live
 # in a 0700 home (/root), where nobody cannot reach the built binary.
 # Extra setpriv options go before `--`: run_as_nobody [OPTS...] -- CMD...
@@ -128,7 +128,10 @@ run_as_nobody() {
 	for arg in "$@"; do
 		if [ "$arg" = "$BTR" ]; then cmd+=("$copy"); else cmd+=("$arg"); fi
 	done
-	run setpriv --reuid=65534 --regid=65534 --clear-groups "${opts[@]}" "${cmd[@]}"
+	# no groups, unless the options give some (--groups=LIST)
+	local clear=--clear-groups
+	for arg in "${opts[@]}"; do [[ $arg == --groups* ]] && clear=; done
+	run setpriv --reuid=65534 --regid=65534 ${clear:+"$clear"} "${opts[@]}" "${cmd[@]}"
 }
 
 # tracefs at $TRACEFS, mounted when it is not (a fresh machine has it

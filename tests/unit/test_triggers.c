@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -739,6 +740,45 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/* A snapshot that cannot be removed (here a folder: unlink gives EISDIR,
+ * as a read-only or busy file gives its error) is left, out of the
+ * account, and not counted as removed; the next oldest go instead. */
+static void test_files_unremovable(void)
+{
+	char dir[] = "/tmp/btr-unit-trig.XXXXXX", p[4][64];
+	struct trig_files f = { .budget = 250 };
+	int i, fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (i = 0; i < 4; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/t.%d.pb", dir, i + 1);
+		if (i == 0) {
+			CHECK(mkdir(p[i], 0700) == 0);
+		} else {
+			fd = open(p[i], O_WRONLY | O_CREAT, 0600);
+			CHECK(fd >= 0);
+			close(fd);
+		}
+	}
+	CHECK_EQ_I64(trig_files_add(&f, p[0], 100), 0);
+	CHECK_EQ_I64(trig_files_add(&f, p[1], 100), 0);
+	CHECK_EQ_I64(trig_files_add(&f, p[2], 100), 0);
+	/* 300 over 250: the oldest cannot go, and leaves the account */
+	CHECK_EQ_I64(f.removed, 0);
+	CHECK(access(p[0], F_OK) == 0);
+	CHECK_EQ_I64(f.n, 2);
+	CHECK(f.total == 200);
+	CHECK_EQ_I64(trig_files_add(&f, p[3], 100), 0);
+	CHECK_EQ_I64(f.removed, 1);
+	CHECK(access(p[1], F_OK) != 0);
+	CHECK(access(p[2], F_OK) == 0 && access(p[3], F_OK) == 0);
+	trig_files_free(&f);
+	rmdir(p[0]);
+	unlink(p[2]);
+	unlink(p[3]);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN(test_spec);
@@ -756,5 +796,6 @@ int main(void)
 	RUN(test_cpu_limit);
 	RUN(test_rate);
 	RUN(test_files);
+	RUN(test_files_unremovable);
 	return unit_finish();
 }

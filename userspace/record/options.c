@@ -100,7 +100,7 @@ static const struct argp_option options[] = {
 	{ "trigger-mode", OPT_TRIGGER_MODE, "snapshot|stop", 0, "What a trigger does after --trigger-delay: write the buffer into the next OUTPUT.N.pb and go on recording (snapshot, default), or write OUTPUT and exit (stop)", 0 },
 	{ "trigger-delay", OPT_TRIGGER_DELAY, "TIME", 0, "Keep recording TIME after a trigger before acting, so the aftermath is kept too (default 1s)", 0 },
 	{ "trigger-max", OPT_TRIGGER_MAX, "N/TIME", 0, "Act on at most N triggers in any TIME (default 10/1h); the others are counted as suppressed", 0 },
-	{ "trigger-disk", OPT_TRIGGER_DISK, "SIZE", 0, "Snapshot files kept at most, the oldest removed first (default 1G; 0: no limit)", 0 },
+	{ "trigger-disk", OPT_TRIGGER_DISK, "SIZE", 0, "Snapshot files written for triggers kept at most, the oldest removed first (default 1G; 0: no limit; SIGUSR1's are not counted)", 0 },
 	{ "trigger-socket", OPT_TRIGGER_SOCKET, "PATH", 0, "Where name: triggers are received (default " TRIG_SOCKET_DEFAULT ")", 0 },
 	{ "trigger-allow", OPT_TRIGGER_ALLOW, "LIST", 0, "Users (and @groups) besides root and the trace's owner who may send name: triggers", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },

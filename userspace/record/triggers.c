@@ -151,10 +151,17 @@ static void mute_all(struct rec_triggers *t, uint64_t until)
 		mute(t, i, until, true);
 }
 
+/* What admit makes of a trigger. */
+enum admitted {
+	ADMIT_ACT,        /* it acts: it joins the action due, or starts one */
+	ADMIT_MERGED,     /* the same trigger is in the action due already */
+	ADMIT_SUPPRESSED, /* past the rate limit */
+};
+
 /* Whether a trigger may act now: it joins an action already due, or the
  * rate limit lets it start one. */
-static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
-		  int32_t uid, bool *joined)
+static enum admitted admit(struct rec_triggers *t, uint32_t spec,
+			   const char *producer, int32_t uid, bool *joined)
 {
 	const struct trig_spec *s = &t->o->triggers[spec];
 
@@ -163,12 +170,12 @@ static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
 		/* the same condition again before the action: one mark and
 		 * one line a condition and action are enough */
 		t->merged++;
-		return false;
+		return ADMIT_MERGED;
 	}
 	if (t->pending) {
 		t->pending_specs |= 1u << spec;
 		mute(t, spec, t->due, false);
-		return true;
+		return ADMIT_ACT;
 	}
 	if (trig_rate_allow(&t->rate, t->now)) {
 		t->pending = true;
@@ -180,19 +187,19 @@ static bool admit(struct rec_triggers *t, uint32_t spec, const char *producer,
 		snprintf(t->pending_producer, sizeof(t->pending_producer), "%s",
 			 producer);
 		t->pending_uid = uid;
-		return true;
+		return ADMIT_ACT;
 	}
 	t->suppressed++;
 	if (!t->last_suppressed_log ||
 	    t->now - t->last_suppressed_log >= SUPPRESSED_LOG_NS) {
-		log_event("trigger %s suppressed by --trigger-max %u/%.0fs "
+		log_event("trigger %s suppressed by --trigger-max %u/%gs "
 			  "(%llu suppressed in all)", s->text, t->o->trigger_max,
 			  (double)t->o->trigger_window_ns / 1e9,
 			  (unsigned long long)t->suppressed);
 		t->last_suppressed_log = t->now;
 	}
 	mute_all(t, trig_rate_next(&t->rate, t->now));
-	return false;
+	return ADMIT_SUPPRESSED;
 }
 
 static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
@@ -218,7 +225,7 @@ static void fire_hit(struct rec_triggers *t, const struct trig_hit *h)
 			return;
 		}
 	}
-	if (!admit(t, h->spec, PRODUCER, 0, &joined))
+	if (admit(t, h->spec, PRODUCER, 0, &joined) != ADMIT_ACT)
 		return;
 	if (!tgid)
 		tgid = tgid_of(h->tid);
@@ -271,8 +278,14 @@ static const char *on_named(void *ctx, const char *name, uid_t uid, pid_t pid)
 		return "the recording is stopping";
 	snprintf(producer, sizeof(producer), "%s (pid %d)",
 		 task_status_read(pid, &st) ? "" : st.name, (int)pid);
-	if (!admit(t, i, producer, (int32_t)uid, &joined))
+	switch (admit(t, i, producer, (int32_t)uid, &joined)) {
+	case ADMIT_ACT:
+		break;
+	case ADMIT_MERGED: /* taken: the action due is this trigger's */
+		return NULL;
+	case ADMIT_SUPPRESSED:
 		return "suppressed by --trigger-max";
+	}
 	t->fired++;
 	t->joined += joined;
 	if (trigger_emit(t->data, SEQ_SERVICE_RING, t->now,
@@ -352,8 +365,12 @@ enum trig_action rec_triggers_tick(struct rec_triggers *t, uint64_t now)
 void rec_triggers_snapshot_written(struct rec_triggers *t, const char *path,
 				   uint64_t bytes)
 {
+	/* a snapshot asked for with SIGUSR1 is the operator's: only the
+	 * triggers' own are in --trigger-disk's account */
+	bool ours = t->acting;
+
 	t->acting = false;
-	if (path && trig_files_add(&t->files, path, bytes))
+	if (path && ours && trig_files_add(&t->files, path, bytes))
 		log_warn("out of memory: snapshot %s is out of --trigger-disk's "
 			 "account", path);
 }

@@ -89,13 +89,17 @@ int trig_files_add(struct trig_files *f, const char *path, uint64_t size)
 	while (f->budget && f->total > f->budget && f->n - drop > 1) {
 		struct trig_file *o = &f->v[drop++];
 
-		if (unlink(o->path) && errno != ENOENT)
+		/* one that cannot be removed leaves the account (and is not
+		 * counted as removed): the others are not removed for it */
+		if (unlink(o->path) && errno != ENOENT) {
 			log_warn("cannot remove snapshot %s for --trigger-disk: "
-				 "%s", o->path, strerror(errno));
-		else
+				 "%s; it is left, out of the budget's account",
+				 o->path, strerror(errno));
+		} else {
 			log_info("removed snapshot %s (--trigger-disk)", o->path);
+			f->removed++;
+		}
 		f->total -= o->size;
-		f->removed++;
 		free(o->path);
 	}
 	for (k = 0; k + drop < f->n; k++)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -23,7 +24,11 @@
 
 #define ALLOW_MAX 32
 #define LINE_MAX_LEN 128
-#define REQUEST_WAIT_MS 100
+#define REQUEST_WAIT_MS 100 /* a connection's, for its whole line */
+#define ACCEPTS_PER_POLL 16 /* the rest wait in the backlog for the next */
+#define REFUSED_LOG_NS (10ull * 1000000000ull) /* a line at most that often */
+#define CLIENT_WAIT_S 10 /* the client's, to connect and for the answer */
+#define GROUPS_MAX 256   /* a peer's groups looked at (SO_PEERGROUPS) */
 
 struct trig_server {
 	int fd;
@@ -31,9 +36,21 @@ struct trig_server {
 	uid_t users[ALLOW_MAX];
 	gid_t groups[ALLOW_MAX];
 	size_t nusers, ngroups;
+	/* refusals of senders not allowed: logged at most every
+	 * REFUSED_LOG_NS (any local user can connect with --trigger-allow),
+	 * with how many were not logged since */
+	uint64_t refused_logged_at, refused_unlogged;
 };
 
-static int addr_of(const char *path, struct sockaddr_un *a)
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int trig_socket_addr(const char *path, struct sockaddr_un *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
@@ -98,12 +115,14 @@ static int parse_allow(struct trig_server *s, const char *allow, char *err,
 }
 
 /* A socket already at path: in use by a live recorder (an error), or left
- * by one that died (removed). */
+ * by one that died (removed: only when a connection to it is refused, so
+ * that no live recorder's socket is taken for a stale one). The probe does
+ * not block: a live recorder whose backlog is full answers EAGAIN. */
 static int take_path(const char *path, const struct sockaddr_un *a, char *err,
 		     size_t n)
 {
 	struct stat st;
-	int fd;
+	int fd, e;
 
 	if (lstat(path, &st))
 		return 0;
@@ -112,17 +131,24 @@ static int take_path(const char *path, const struct sockaddr_un *a, char *err,
 			 path);
 		return -1;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && !connect(fd, (const struct sockaddr *)a, sizeof(*a))) {
-		close(fd);
-		snprintf(err, n, "trigger socket %s: another recorder listens "
-			 "on it (give this one --trigger-socket PATH)", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, n, "trigger socket %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fd >= 0)
-		close(fd);
-	unlink(path);
-	return 0;
+	e = connect(fd, (const struct sockaddr *)a, sizeof(*a)) ? errno : 0;
+	close(fd);
+	if (e == ECONNREFUSED) {
+		unlink(path);
+		return 0;
+	}
+	if (!e || e == EAGAIN)
+		snprintf(err, n, "trigger socket %s: another recorder listens "
+			 "on it (give this one --trigger-socket PATH)", path);
+	else
+		snprintf(err, n, "trigger socket %s: exists, and %s (give "
+			 "--trigger-socket another path)", path, strerror(e));
+	return -1;
 }
 
 static void make_parent(const char *path)
@@ -152,7 +178,7 @@ struct trig_server *trig_server_open(const char *path, const char *allow,
 		return NULL;
 	}
 	s->fd = -1;
-	if (addr_of(path, &a)) {
+	if (trig_socket_addr(path, &a)) {
 		snprintf(err, errlen, "trigger socket %s: path too long", path);
 		goto fail;
 	}
@@ -162,7 +188,9 @@ struct trig_server *trig_server_open(const char *path, const char *allow,
 	if (take_path(path, &a, err, errlen))
 		goto fail;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	old = umask(0177); /* no moment with a wider mode */
+	/* created with its mode (0600, or 0666 with --trigger-allow): no
+	 * moment with a wider one, and no chmod by path after */
+	old = umask(allow ? 0111 : 0177);
 	e = s->fd < 0 || bind(s->fd, (struct sockaddr *)&a, sizeof(a));
 	umask(old);
 	if (e || listen(s->fd, 16)) {
@@ -171,8 +199,9 @@ struct trig_server *trig_server_open(const char *path, const char *allow,
 			 strerror(errno));
 		goto fail;
 	}
-	if ((!owner_invoking_ids(&uid, &gid) && chown(path, uid, gid)) ||
-	    (allow && chmod(path, 0666))) {
+	/* lchown: a link put in the socket's place meanwhile is not
+	 * followed */
+	if (!owner_invoking_ids(&uid, &gid) && lchown(path, uid, gid)) {
 		snprintf(err, errlen, "trigger socket %s: %s", path,
 			 strerror(errno));
 		unlink(path);
@@ -187,19 +216,41 @@ fail:
 	return NULL;
 }
 
-/* Whether the process's groups (/proc/PID/status) hold one allowed. */
-static bool in_group(const struct trig_server *s, pid_t pid, gid_t gid)
+static bool group_allowed(const struct trig_server *s, gid_t g)
 {
+	size_t i;
+
+	for (i = 0; i < s->ngroups; i++)
+		if (s->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* Whether the peer of connection fd is in a group allowed: its group, or
+ * one of its supplementary groups as they were when it connected
+ * (SO_PEERGROUPS, Linux 4.13); where the kernel has no SO_PEERGROUPS,
+ * those of its process now (/proc/PID/status). */
+static bool in_group(const struct trig_server *s, int fd, pid_t pid, gid_t gid)
+{
+	gid_t groups[GROUPS_MAX];
+	socklen_t len = sizeof(groups);
 	char path[64], line[1024];
 	bool ok = false;
 	size_t i;
 	FILE *f;
 
-	for (i = 0; i < s->ngroups; i++)
-		if (s->groups[i] == gid)
-			return true;
+	if (group_allowed(s, gid))
+		return true;
 	if (!s->ngroups)
 		return false;
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len)) {
+		for (i = 0; i < len / sizeof(gid_t); i++)
+			if (group_allowed(s, groups[i]))
+				return true;
+		return false;
+	}
+	if (errno != ENOPROTOOPT && errno != ERANGE)
+		return false; /* ERANGE: more groups than GROUPS_MAX */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	while (f && !ok && fgets(line, sizeof(line), f)) {
@@ -212,8 +263,7 @@ static bool in_group(const struct trig_server *s, pid_t pid, gid_t gid)
 
 			if (end == p)
 				break;
-			for (i = 0; i < s->ngroups; i++)
-				ok |= s->groups[i] == (gid_t)g;
+			ok |= group_allowed(s, (gid_t)g);
 			p = end;
 		}
 	}
@@ -222,7 +272,8 @@ static bool in_group(const struct trig_server *s, pid_t pid, gid_t gid)
 	return ok;
 }
 
-static bool allowed(const struct trig_server *s, const struct ucred *c)
+static bool allowed(const struct trig_server *s, int fd,
+		    const struct ucred *c)
 {
 	size_t i;
 
@@ -231,7 +282,7 @@ static bool allowed(const struct trig_server *s, const struct ucred *c)
 	for (i = 0; i < s->nusers; i++)
 		if (s->users[i] == c->uid)
 			return true;
-	return in_group(s, c->pid, c->gid);
+	return in_group(s, fd, c->pid, c->gid);
 }
 
 static void reply(int fd, const char *msg)
@@ -243,17 +294,29 @@ static void reply(int fd, const char *msg)
 		log_debug("trigger socket: reply lost: %s", strerror(errno));
 }
 
-/* The request line of a connection, within REQUEST_WAIT_MS. */
+/* The request line of a connection, within REQUEST_WAIT_MS in all: a
+ * client that sends its line a byte at a time holds the recorder up no
+ * longer than one that sends nothing. */
 static int read_line(int fd, char *buf, size_t n)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t deadline = mono_ns() + REQUEST_WAIT_MS * 1000000ull, now;
 	size_t len = 0;
 	ssize_t r;
+	int k;
 
 	while (len < n - 1) {
-		if (poll(&p, 1, REQUEST_WAIT_MS) <= 0)
+		now = mono_ns();
+		if (now >= deadline)
+			return -1;
+		k = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
 			return -1;
 		r = recv(fd, buf + len, n - 1 - len, MSG_DONTWAIT);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (r <= 0)
 			return -1;
 		len += (size_t)r;
@@ -265,15 +328,39 @@ static int read_line(int fd, char *buf, size_t n)
 	return 0;
 }
 
+/* A sender not allowed: a line on stderr, at most every REFUSED_LOG_NS. */
+static void log_refused(struct trig_server *s, const struct ucred *c)
+{
+	uint64_t now = mono_ns();
+
+	if (s->refused_logged_at &&
+	    now - s->refused_logged_at < REFUSED_LOG_NS) {
+		s->refused_unlogged++;
+		return;
+	}
+	if (s->refused_unlogged)
+		log_warn("trigger from uid %u (pid %d) refused: not allowed "
+			 "(and %llu more refused since the last such line)",
+			 (unsigned)c->uid, (int)c->pid,
+			 (unsigned long long)s->refused_unlogged);
+	else
+		log_warn("trigger from uid %u (pid %d) refused: not allowed",
+			 (unsigned)c->uid, (int)c->pid);
+	s->refused_logged_at = now;
+	s->refused_unlogged = 0;
+}
+
 unsigned trig_server_poll(struct trig_server *s,
 			  const char *(*cb)(void *ctx, const char *name,
 					    uid_t uid, pid_t pid),
 			  void *ctx)
 {
-	unsigned refused = 0;
+	unsigned refused = 0, taken;
 	int fd;
 
-	while ((fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+	for (taken = 0; taken < ACCEPTS_PER_POLL &&
+			(fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0;
+	     taken++) {
 		struct ucred c;
 		socklen_t cl = sizeof(c);
 		char line[LINE_MAX_LEN], msg[LINE_MAX_LEN + 64];
@@ -283,13 +370,12 @@ unsigned trig_server_poll(struct trig_server *s,
 			close(fd);
 			continue;
 		}
-		if (!allowed(s, &c)) {
+		if (!allowed(s, fd, &c)) {
 			snprintf(msg, sizeof(msg), "refused: uid %u may not "
 				 "trigger this recorder (--trigger-allow)",
 				 (unsigned)c.uid);
 			reply(fd, msg);
-			log_warn("trigger from uid %u (pid %d) refused: not "
-				 "allowed", (unsigned)c.uid, (int)c.pid);
+			log_refused(s, &c);
 			refused++;
 		} else if (read_line(fd, line, sizeof(line))) {
 			reply(fd, "refused: no trigger name received");
@@ -356,10 +442,10 @@ int cmd_trigger(int argc, char **argv)
 		"or cannot be reached, 64 on a usage error.";
 	static const struct argp argp = { opts, client_opt, "NAME", doc, 0, 0, 0 };
 	struct client_args a = { NULL, TRIG_SOCKET_DEFAULT };
-	struct timeval reply_wait = { 10, 0 };
+	struct timeval wait = { CLIENT_WAIT_S, 0 };
 	struct sockaddr_un addr;
 	char buf[LINE_MAX_LEN + 64];
-	int fd, n;
+	int fd, n, e;
 	ssize_t r;
 
 	argp_err_exit_status = EXIT_USAGE;
@@ -369,11 +455,18 @@ int cmd_trigger(int argc, char **argv)
 		log_error("bad trigger name '%s'", a.name);
 		return EXIT_USAGE;
 	}
-	if (addr_of(a.socket, &addr)) {
+	if (trig_socket_addr(a.socket, &addr)) {
 		log_error("%s: path too long", a.socket);
 		return EXIT_USAGE;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* a recorder that hangs leaves its client an error, not a hang: a
+	 * unix socket's connect waits for room in a full backlog at most
+	 * the send timeout, recv for the answer at most the receive one */
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof(wait));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
 		int err = errno;
 
@@ -384,6 +477,9 @@ int cmd_trigger(int argc, char **argv)
 			  : err == ENOENT || err == ECONNREFUSED
 				  ? " (no recorder with --trigger name:NAME "
 				    "listens there)"
+			  : err == EAGAIN || err == EWOULDBLOCK
+				  ? " (the recorder took no connection in "
+				    "10 s: it is stopped, or busy)"
 				  : "");
 		if (fd >= 0)
 			close(fd);
@@ -396,12 +492,18 @@ int cmd_trigger(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	shutdown(fd, SHUT_WR);
-	/* a recorder that hangs leaves its client an error, not a hang */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &reply_wait, sizeof(reply_wait));
 	r = recv(fd, buf, sizeof(buf) - 1, MSG_WAITALL);
+	e = errno;
 	close(fd);
+	if (r < 0 && (e == EAGAIN || e == EWOULDBLOCK)) {
+		log_error("%s: no answer from the recorder in 10 s (it may "
+			  "still take the trigger)", a.socket);
+		return EXIT_FAIL;
+	}
 	if (r <= 0) {
-		log_error("%s: the recorder sent no answer (in 10 s)", a.socket);
+		log_error("%s: the recorder closed the connection without an "
+			  "answer%s%s (it may be stopping)", a.socket,
+			  r < 0 ? ": " : "", r < 0 ? strerror(e) : "");
 		return EXIT_FAIL;
 	}
 	buf[r] = 0;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #define TRIG_SOCKET_DEFAULT "/run/bpftrace-rec/trigger.sock"
 
@@ -28,6 +29,8 @@ unsigned trig_server_poll(struct trig_server *s,
 			  const char *(*cb)(void *ctx, const char *name,
 					    uid_t uid, pid_t pid),
 			  void *ctx);
+/* The address of the socket at path: 0, or -1 when path is too long. */
+int trig_socket_addr(const char *path, struct sockaddr_un *a);
 /* Closes and removes the socket. */
 void trig_server_close(struct trig_server *s);
 
