@@ -256,7 +256,9 @@ check_full_fs() {
 	protoc_decode "$TMP/t.pb"
 }
 
-# Two SIGINTs in a row; extra recorder options in $@.
+# Two SIGINTs in a row, 10 ms apart (the second may come before the
+# final write began: the file holds its header from the start); extra
+# recorder options in $@.
 check_second_sigint() {
 	need_root
 	"$BTR" -b 256M "$@" -o "$TMP/t.pb" 2>"$TMP/err" -- \
@@ -289,6 +291,28 @@ check_second_sigint() {
 
 @test "a second SIGINT with two reader threads: prompt, decodable" {
 	check_second_sigint --readers 2
+}
+
+@test "two SIGINTs before recording began: no file left, or a trace, never an empty file" {
+	need_root
+	local rc=0
+	"$BTR" -o "$TMP/t.pb" -- sleep 10 2>"$TMP/err" &
+	local pid=$!
+	# apart, or the two may come as one
+	sleep 0.05
+	kill -INT "$pid"
+	sleep 0.01
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" || rc=$?
+	cat "$TMP/err"
+	[ "$rc" = 130 ]
+	if grep -q "before recording began: no trace written" "$TMP/err"; then
+		[ ! -e "$TMP/t.pb" ] || fail "the empty file was left"
+	else
+		grep -q "interrupted twice: exiting with what is written" "$TMP/err"
+		run "$BTR" dump "$TMP/t.pb"
+		[ "$status" -eq 0 ] || fail "dump: $(tail -n 3 <<<"$output")"
+	fi
 }
 
 @test "the status line on a terminal counts drops while recording" {

@@ -41,6 +41,16 @@ struct packet_sink *output_data_sink(struct trace_output *t)
 	return central_sink(t->buf);
 }
 
+int output_write_header(struct trace_output *t)
+{
+	int e = mem_sink_replay(&t->header, &t->file.sink);
+
+	if (!e)
+		e = file_writer_flush(&t->file);
+	t->header_written = !e;
+	return e;
+}
+
 /* header (once per file), buffer contents, trailer. */
 static int write_all(struct trace_output *t, struct file_writer *f,
 		     bool consume, bool *header_done)

@@ -46,22 +46,36 @@
 #define HOTPLUG_PERIOD_NS 1000000000ull /* how often online CPUs are read */
 
 static volatile sig_atomic_t stop_requests, snapshot_requests;
+/* The trace file this recorder created, while it holds nothing yet (its
+ * header is written once recording has begun): a second SIGINT before
+ * then removes it rather than leave an empty file that is no trace. */
+static const char *volatile empty_output;
 
 /* The first SIGINT or SIGTERM asks for a clean stop; a second one exits at
- * once, leaving the file with what is written (whole records, or a torn
- * last one that readers ignore). */
+ * once, leaving the file with what is written (the header at least, whole
+ * records, or a torn last one that readers ignore). */
 static void on_signal(int sig)
 {
 	static const char msg[] =
 		"bpftrace-rec: interrupted twice: exiting with what is written\n";
+	static const char msg_none[] =
+		"bpftrace-rec: interrupted twice before recording began: no "
+		"trace written\n";
+	const char *empty = empty_output;
+	ssize_t w;
 
 	if (sig == SIGUSR1) {
 		snapshot_requests++;
 		return;
 	}
 	if (++stop_requests > 1) {
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
-			_exit(130);
+		if (empty) {
+			unlink(empty);
+			w = write(STDERR_FILENO, msg_none, sizeof(msg_none) - 1);
+		} else {
+			w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		}
+		(void)w;
 		_exit(130);
 	}
 }
@@ -1245,10 +1259,15 @@ int cmd_record(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	r.data = output_data_sink(&r.out);
+	if (r.out.file.created)
+		empty_output = r.out.file.path;
 	install_signals();
 	e = setup(&r);
 	if (!e)
 		e = start(&r);
+	if (!e)
+		e = output_write_header(&r.out);
+	empty_output = NULL;
 	if (e) {
 		if (r.out.file.err)
 			report_write_error(&r, r.out.file.err);
