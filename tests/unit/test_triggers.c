@@ -709,6 +709,12 @@ static void test_rate(void)
 	CHECK(!trig_rate_allow(&r, 1050 * MS));
 	CHECK(trig_rate_allow(&r, 1100 * MS));
 	trig_rate_free(&r);
+	/* a window that would wrap past the end of time saturates there */
+	CHECK_EQ_I64(trig_rate_init(&r, 1, UINT64_MAX - 10), 0);
+	CHECK(trig_rate_allow(&r, 100));
+	CHECK(!trig_rate_allow(&r, 200));
+	CHECK(trig_rate_next(&r, 200) == UINT64_MAX);
+	trig_rate_free(&r);
 }
 
 static void test_files(void)

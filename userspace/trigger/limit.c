@@ -50,7 +50,10 @@ uint64_t trig_rate_next(const struct trig_rate *r, uint64_t now)
 
 	if (!r->max || r->n < r->max)
 		return now;
-	free_at = r->times[r->next] + r->window;
+	/* saturated: a window of centuries does not wrap round to "now" */
+	free_at = r->window > UINT64_MAX - r->times[r->next]
+			  ? UINT64_MAX
+			  : r->times[r->next] + r->window;
 	return free_at > now ? free_at : now;
 }
 
