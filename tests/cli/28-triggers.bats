@@ -512,7 +512,11 @@ blocked>1s,pid=abc|bad pid 'abc'
 D>1s,cgroup=system.slice|bad cgroup 'system.slice'
 name:|bad trigger name ''
 name:a/b|bad trigger name 'a/b'
+latency>20ms,pid=1,pid=2|'pid=' given twice
 EOF
+	run "$BTR" --trigger name:deploy --trigger name:deploy -d 1s -o "$TMP/x.pb"
+	[ "$status" = 64 ]
+	[[ "$output" == *"--trigger 'name:deploy' given twice"* ]]
 	run "$BTR" --trigger-delay 1s -d 1s -o "$TMP/x.pb"
 	[ "$status" = 64 ]
 	[[ "$output" == *"need --trigger"* ]]

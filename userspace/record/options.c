@@ -108,6 +108,20 @@ static const struct argp_option options[] = {
 	{ 0 },
 };
 
+/* Whether the trigger just parsed (o->triggers[o->ntriggers]) is a named
+ * one given before: only the first would ever be sent. */
+static bool named_twice(const struct record_opts *o)
+{
+	const struct trig_spec *t = &o->triggers[o->ntriggers];
+	uint32_t i;
+
+	for (i = 0; t->kind == TRIG_NAMED && i < o->ntriggers; i++)
+		if (o->triggers[i].kind == TRIG_NAMED &&
+		    !strcmp(o->triggers[i].name, t->name))
+			return true;
+	return false;
+}
+
 static error_t bad_value(struct argp_state *st, const char *what,
 			 const char *arg)
 {
@@ -250,6 +264,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (trig_spec_parse(arg, &o->triggers[o->ntriggers], err,
 				    sizeof(err))) {
 			argp_error(st, "invalid --trigger '%s': %s", arg, err);
+			return EINVAL;
+		}
+		if (named_twice(o)) {
+			argp_error(st, "--trigger '%s' given twice", arg);
 			return EINVAL;
 		}
 		o->ntriggers++;

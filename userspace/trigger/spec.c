@@ -72,6 +72,11 @@ static int term(const char *s, size_t len, struct trig_spec *t, char *err,
 	if (!eq || !vl)
 		return fail(err, n, "bad term '%.*s' (comm=NAME, pid=N or "
 			    "cgroup=PATH)", s, len);
+	if (((size_t)(eq - s) == 4 && !memcmp(s, "comm", 4) && t->comm[0]) ||
+	    ((size_t)(eq - s) == 3 && !memcmp(s, "pid", 3) && t->pid) ||
+	    ((size_t)(eq - s) == 6 && !memcmp(s, "cgroup", 6) && t->cgroup[0]))
+		return fail(err, n, "'%.*s' given twice (a trigger narrows by "
+			    "one of each)", s, (size_t)(eq - s) + 1);
 	if ((size_t)(eq - s) == 4 && !memcmp(s, "comm", 4)) {
 		if (vl >= sizeof(t->comm))
 			return fail(err, n, "comm '%.*s' is longer than a "
