@@ -359,9 +359,11 @@ stop_recorder() {
 	[ "$status" = 0 ] && [ "$output" = "refused: no trigger name received" ]
 	[ "$ms" -lt 3000 ] || fail "the trickle held the recorder for $ms ms"
 	# 20 senders not allowed: each refused and counted, their lines
-	# logged at most every 10 s
+	# logged at most every 10 s (each answered before its line is read:
+	# a client slower than that, as under emulation, still gets it)
 	for i in $(seq 20); do
 		run_as_nobody -- "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy
+		echo "$i: $output"
 		[ "$status" = 1 ]
 		[[ "$output" == *"refused: uid 65534 may not trigger this recorder"* ]]
 	done

@@ -487,13 +487,21 @@ int cmd_trigger(int argc, char **argv)
 	}
 	n = snprintf(buf, sizeof(buf), "%s\n", a.name);
 	if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n) {
-		log_error("%s: %s", a.socket, strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
+		/* a sender not allowed is answered before its line is read,
+		 * and may find the connection closed by then: the answer
+		 * waits all the same */
+		e = errno;
+		r = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (r <= 0) {
+			log_error("%s: %s", a.socket, strerror(e));
+			close(fd);
+			return EXIT_FAIL;
+		}
+	} else {
+		shutdown(fd, SHUT_WR);
+		r = recv(fd, buf, sizeof(buf) - 1, MSG_WAITALL);
+		e = errno;
 	}
-	shutdown(fd, SHUT_WR);
-	r = recv(fd, buf, sizeof(buf) - 1, MSG_WAITALL);
-	e = errno;
 	close(fd);
 	if (r < 0 && (e == EAGAIN || e == EWOULDBLOCK)) {
 		log_error("%s: no answer from the recorder in 10 s (it may "
