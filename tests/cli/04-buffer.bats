@@ -199,6 +199,24 @@ check_full_fs() {
 	[ "$(grep -c ' sched_switch ' "$TMP/dump.txt")" -gt 100 ]
 }
 
+@test "a file system full from the start: the header cannot be written, exit 1 at once, the file named and removed" {
+	need_root
+	mkdir "$TMP/small"
+	mount -t tmpfs -o size=64k tmpfs "$TMP/small"
+	dd if=/dev/zero of="$TMP/small/fill" bs=4k 2>/dev/null || true
+	local rc=0 left t0=$SECONDS took
+	timeout 60 "$BTR" -q -o "$TMP/small/t.pb" -- sleep 30 >/dev/null 2>"$TMP/err" || rc=$?
+	took=$((SECONDS - t0))
+	left=$(ls "$TMP/small")
+	umount "$TMP/small"
+	cat "$TMP/err"
+	# not after the 30 s command: at the start
+	[ "$took" -lt 20 ] || fail "exited after $took s"
+	[ "$rc" -eq 1 ]
+	grep -q "$TMP/small/t.pb: No space left on device" "$TMP/err"
+	[ "$left" = fill ] || fail "left: $left"
+}
+
 @test "a snapshot that cannot be written is reported and removed; recording goes on" {
 	need_root
 	mkdir "$TMP/small"

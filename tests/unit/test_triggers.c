@@ -12,6 +12,7 @@
 #include "trigger/spec.h"
 #include "trigger/watch.h"
 #include "trig_recs.h"
+#include "util/log.h"
 #include "unit.h"
 
 #define MS 1000000ull
@@ -717,6 +718,21 @@ static void test_rate(void)
 	trig_rate_free(&r);
 }
 
+/* The limiter the storms' log lines share (util/log.h). */
+static void test_log_limit(void)
+{
+	struct log_limit l = { 0, 0 };
+	uint64_t held = 99;
+
+	CHECK(log_limit_due(&l, 100, 10, &held));
+	CHECK(held == 0);
+	CHECK(!log_limit_due(&l, 105, 10, &held));
+	CHECK(!log_limit_due(&l, 109, 10, &held));
+	CHECK(log_limit_due(&l, 110, 10, &held));
+	CHECK(held == 2);
+	CHECK(!log_limit_due(&l, 111, 10, &held));
+}
+
 static void test_files(void)
 {
 	char dir[] = "/tmp/btr-unit-trig.XXXXXX", p[5][64];
@@ -801,6 +817,7 @@ int main(void)
 	RUN(test_sweep);
 	RUN(test_cpu_limit);
 	RUN(test_rate);
+	RUN(test_log_limit);
 	RUN(test_files);
 	RUN(test_files_unremovable);
 	return unit_finish();

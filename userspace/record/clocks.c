@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "perfetto/clock_snapshot.pb-c.h"
+#include "util/clock_ns.h"
 
 #define TRIES 5
 
@@ -20,17 +21,9 @@ static const struct {
 	  PERFETTO__PROTOS__BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC_RAW },
 };
 
-static uint64_t read_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t clocks_boottime_ns(void)
 {
-	return read_ns(CLOCK_BOOTTIME);
+	return clock_ns(CLOCK_BOOTTIME);
 }
 
 void clocks_read_user(struct user_clocks *u)
@@ -41,9 +34,9 @@ void clocks_read_user(struct user_clocks *u)
 		uint64_t best = UINT64_MAX;
 
 		for (t = 0; t < TRIES; t++) {
-			uint64_t b1 = read_ns(CLOCK_BOOTTIME);
-			uint64_t v = read_ns(user_clocks[c].clk);
-			uint64_t b2 = read_ns(CLOCK_BOOTTIME);
+			uint64_t b1 = clock_ns(CLOCK_BOOTTIME);
+			uint64_t v = clock_ns(user_clocks[c].clk);
+			uint64_t b2 = clock_ns(CLOCK_BOOTTIME);
 
 			if (b2 - b1 < best) {
 				best = b2 - b1;

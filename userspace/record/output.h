@@ -36,9 +36,9 @@ struct trace_output {
 int output_open(struct trace_output *t, const struct record_opts *o,
 		trailer_fn trailer, void *ctx);
 struct packet_sink *output_header_sink(struct trace_output *t);
-/* Writes the header packets alone into the file, once recording has
- * begun: from then on the file is a trace, whatever stops the recorder
- * (a second SIGINT exits at once). 0 or -errno. */
+/* Writes the header packets alone into the file, at the start: from
+ * then on the file is a trace, whatever stops the recorder (a second
+ * SIGINT exits at once). 0 or -errno. */
 int output_write_header(struct trace_output *t);
 struct packet_sink *output_data_sink(struct trace_output *t);
 /* Writes what the buffer holds into the file (a streaming write, or the

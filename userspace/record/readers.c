@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock_ns.h"
 #include "util/keyheap.h"
 
 struct reader {
@@ -232,15 +233,6 @@ const uint32_t *readers_rings(const struct readers *rd, uint32_t k,
 {
 	*n = k < rd->n ? rd->r[k].nrings : 0;
 	return k < rd->n ? rd->r[k].rings : NULL;
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t readers_cpu_ns(const struct readers *rd)

@@ -47,7 +47,7 @@
 
 static volatile sig_atomic_t stop_requests, snapshot_requests;
 /* The trace file this recorder created, while it holds nothing yet (its
- * header is written once recording has begun): a second SIGINT before
+ * header is written at the start): a second SIGINT before
  * then removes it rather than leave an empty file that is no trace. */
 static const char *volatile empty_output;
 
@@ -740,6 +740,13 @@ static int start(struct recorder *r)
 		}
 	}
 	e = write_start(r);
+	/* the header into the file now, before the command is let go: a
+	 * file that cannot take it fails the start, and the file is a
+	 * trace from here on */
+	if (!e)
+		e = output_write_header(&r->out);
+	if (!e)
+		empty_output = NULL;
 	if (!e)
 		e = capture_attach(r->cap, err, sizeof(err));
 	if (e) {
@@ -1265,8 +1272,6 @@ int cmd_record(int argc, char **argv)
 	e = setup(&r);
 	if (!e)
 		e = start(&r);
-	if (!e)
-		e = output_write_header(&r.out);
 	empty_output = NULL;
 	if (e) {
 		if (r.out.file.err)

@@ -39,7 +39,7 @@ struct rec_triggers {
 	/* counts */
 	uint64_t fired, suppressed, refused, joined, filtered, merged;
 	uint32_t pending_specs; /* bit n: spec n already in the pending action */
-	uint64_t suppressed_logged, last_suppressed_log;
+	struct log_limit suppressed_log;
 	uint64_t last_sweep;  /* of the thread table (trace clock) */
 	uint64_t swept;       /* its pages given back */
 };
@@ -164,6 +164,7 @@ static enum admitted admit(struct rec_triggers *t, uint32_t spec,
 			   const char *producer, int32_t uid, bool *joined)
 {
 	const struct trig_spec *s = &t->o->triggers[spec];
+	uint64_t held;
 
 	*joined = t->pending;
 	if (t->pending && (t->pending_specs & (1u << spec))) {
@@ -190,14 +191,11 @@ static enum admitted admit(struct rec_triggers *t, uint32_t spec,
 		return ADMIT_ACT;
 	}
 	t->suppressed++;
-	if (!t->last_suppressed_log ||
-	    t->now - t->last_suppressed_log >= SUPPRESSED_LOG_NS) {
+	if (log_limit_due(&t->suppressed_log, t->now, SUPPRESSED_LOG_NS, &held))
 		log_event("trigger %s suppressed by --trigger-max %u/%gs "
 			  "(%llu suppressed in all)", s->text, t->o->trigger_max,
 			  (double)t->o->trigger_window_ns / 1e9,
 			  (unsigned long long)t->suppressed);
-		t->last_suppressed_log = t->now;
-	}
 	mute_all(t, trig_rate_next(&t->rate, t->now));
 	return ADMIT_SUPPRESSED;
 }

@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "output/owner.h"
+#include "util/clock_ns.h"
 #include "util/log.h"
 #include "util/parse.h"
 
@@ -37,18 +38,9 @@ struct trig_server {
 	gid_t groups[ALLOW_MAX];
 	size_t nusers, ngroups;
 	/* refusals of senders not allowed: logged at most every
-	 * REFUSED_LOG_NS (any local user can connect with --trigger-allow),
-	 * with how many were not logged since */
-	uint64_t refused_logged_at, refused_unlogged;
+	 * REFUSED_LOG_NS (any local user can connect with --trigger-allow) */
+	struct log_limit refused_log;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 int trig_socket_addr(const char *path, struct sockaddr_un *a)
 {
@@ -300,13 +292,13 @@ static void reply(int fd, const char *msg)
 static int read_line(int fd, char *buf, size_t n)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	uint64_t deadline = mono_ns() + REQUEST_WAIT_MS * 1000000ull, now;
+	uint64_t deadline = clock_ns(CLOCK_MONOTONIC) + REQUEST_WAIT_MS * 1000000ull, now;
 	size_t len = 0;
 	ssize_t r;
 	int k;
 
 	while (len < n - 1) {
-		now = mono_ns();
+		now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			return -1;
 		k = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
@@ -331,23 +323,18 @@ static int read_line(int fd, char *buf, size_t n)
 /* A sender not allowed: a line on stderr, at most every REFUSED_LOG_NS. */
 static void log_refused(struct trig_server *s, const struct ucred *c)
 {
-	uint64_t now = mono_ns();
+	uint64_t held;
 
-	if (s->refused_logged_at &&
-	    now - s->refused_logged_at < REFUSED_LOG_NS) {
-		s->refused_unlogged++;
+	if (!log_limit_due(&s->refused_log, clock_ns(CLOCK_MONOTONIC),
+			   REFUSED_LOG_NS, &held))
 		return;
-	}
-	if (s->refused_unlogged)
+	if (held)
 		log_warn("trigger from uid %u (pid %d) refused: not allowed "
-			 "(and %llu more refused since the last such line)",
-			 (unsigned)c->uid, (int)c->pid,
-			 (unsigned long long)s->refused_unlogged);
+			 "(and %llu more since the last such line)",
+			 (unsigned)c->uid, (int)c->pid, (unsigned long long)held);
 	else
 		log_warn("trigger from uid %u (pid %d) refused: not allowed",
 			 (unsigned)c->uid, (int)c->pid);
-	s->refused_logged_at = now;
-	s->refused_unlogged = 0;
 }
 
 unsigned trig_server_poll(struct trig_server *s,

@@ -67,3 +67,16 @@ bool log_stdout_ok(void)
 		  errnum ? strerror(errnum) : "");
 	return false;
 }
+
+bool log_limit_due(struct log_limit *l, uint64_t now, uint64_t period,
+		   uint64_t *held)
+{
+	if (l->at && now - l->at < period) {
+		l->held++;
+		return false;
+	}
+	*held = l->held;
+	l->at = now;
+	l->held = 0;
+	return true;
+}

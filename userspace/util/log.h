@@ -18,6 +18,16 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_event(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A line logged at most once a period (a storm of the same event): due
+ * at `now` when none was logged in the last `period` ns; *held then says
+ * how many were held back since the last one logged. */
+struct log_limit {
+	uint64_t at;   /* when the last line was logged (0: never) */
+	uint64_t held; /* held back since */
+};
+bool log_limit_due(struct log_limit *l, uint64_t now, uint64_t period,
+		   uint64_t *held);
+
 /* "NAME: offset N: " and the formatted rest into buf (cut to fit): the one
  * way every reader of an input names the place of a problem. Returns buf. */
 char *msg_at(char *buf, size_t size, const char *name, uint64_t off,
