@@ -251,7 +251,7 @@ read_stall() {
 start_named() {
 	chmod 755 "$TMP"
 	"$BTR" --trigger name:deploy --trigger-socket "$TMP/trig.sock" \
-		--trigger-delay 0 -d 120s -o "$TMP/t.pb" "$@" 2>"$TMP/rec.err" &
+		--trigger-delay 0 -d 120s -o "$TMP/t.pb" "$@" 2>"$TMP/rec.err" 3>&- &
 	REC=$!
 	wait_recording "$REC"
 	local _
@@ -435,10 +435,25 @@ stop_recorder() {
 	[ "$(stat_value "$TMP/t.pb" trigger_snapshots_removed)" = 1 ]
 }
 
+# disk_budget_held N BYTES, after the triggers' snapshots t.1.pb to t.N.pb
+# under --trigger-disk BYTES: the files kept fit the budget but the
+# newest, which is kept; the removed ones are counted.
+disk_budget_held() {
+	local n=$1 budget=$2 kept size
+	kept=$(ls "$TMP"/t.[0-9]*.pb | wc -l)
+	size=$(cat "$TMP"/t.[0-9]*.pb | wc -c)
+	echo "kept $kept files, $size bytes"
+	[ -e "$TMP/t.$n.pb" ] || fail "the newest snapshot, t.$n.pb, was removed"
+	[ "$size" -le "$budget" ] || [ "$kept" = 1 ] ||
+		fail "$kept snapshots kept, $size bytes: over the budget of $budget"
+	[ "$(stat_value "$TMP/t.pb" trigger_snapshots_removed)" = $((n - kept)) ] ||
+		fail "trigger_snapshots_removed is not $((n - kept))"
+}
+
 # bats test_tags=reader-only
 @test "a trigger storm: the rate limit and the disk budget hold, nothing else is lost" {
 	need_root
-	local i ok=0 refused=0 written kept size
+	local i ok=0 refused=0 written
 	start_named --trigger-max 5/1h --trigger-disk 1M -b 4M
 	for i in $(seq 30); do
 		if "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy 2>>"$TMP/cli.err"; then
@@ -453,19 +468,33 @@ stop_recorder() {
 	[ "$(grep -c 'refused: suppressed by --trigger-max' "$TMP/cli.err")" = 25 ]
 	written=$(grep -c '^bpftrace-rec: snapshot written to ' "$TMP/rec.err")
 	[ "$written" = 5 ]
-	# the files kept fit the budget but the newest; the removed ones are
-	# counted
-	kept=$(ls "$TMP"/t.[0-9]*.pb | wc -l)
-	size=$(cat "$TMP"/t.[0-9]*.pb | wc -c)
-	echo "kept $kept files, $size bytes"
-	[ -e "$TMP/t.5.pb" ]
-	[ "$kept" -ge 1 ] && { [ "$size" -le $((1 << 20)) ] || [ "$kept" = 1 ]; }
-	[ "$(stat_value "$TMP/t.pb" trigger_snapshots_removed)" = $((5 - kept)) ]
+	disk_budget_held 5 $((1 << 20))
 	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 5 ]
 	[ "$(stat_value "$TMP/t.pb" triggers_suppressed)" = 25 ]
 	# conservation: every record read, none lost, in the final trace
 	"$BTR" stats --fail-on-loss "$TMP/t.pb" >/dev/null
 	tp_stats_clean "$TMP/t.pb" mismatched_sched_switch_tids
+}
+
+# bats test_tags=reader-only
+@test "--trigger-max none: a storm past the default 10 all acts, none suppressed; the disk budget still holds" {
+	need_root
+	local n
+	# a budget of a few snapshots (tens of K each: the buffer so far)
+	start_named --trigger-max none --trigger-disk 256K -b 4M
+	# one at a time, each after the last one's snapshot: a trigger sent
+	# while an action is due would join it, and act as one with it
+	for n in $(seq 15); do
+		timeout 10 "$BTR" trigger --trigger-socket "$TMP/trig.sock" deploy \
+			2>>"$TMP/cli.err" 3>&- || fail "trigger $n refused: $(cat "$TMP/cli.err")"
+		wait_line "$TMP/rec.err" "snapshot written to $TMP/t.$n.pb"
+	done
+	stop_recorder
+	[ "$(grep -c '^bpftrace-rec: snapshot written to ' "$TMP/rec.err")" = 15 ]
+	! grep -q 'suppressed by --trigger-max [0-9]' "$TMP/rec.err"
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" = 15 ]
+	[ "$(stat_value "$TMP/t.pb" triggers_suppressed)" = 0 ]
+	disk_budget_held 15 $((256 << 10))
 }
 
 # bats test_tags=reader-only
@@ -522,9 +551,19 @@ EOF
 	run "$BTR" --trigger-delay 1s -d 1s -o "$TMP/x.pb"
 	[ "$status" = 64 ]
 	[[ "$output" == *"need --trigger"* ]]
-	run "$BTR" --trigger 'latency>1ms' --trigger-max 5 -d 1s -o "$TMP/x.pb"
-	[ "$status" = 64 ]
-	[[ "$output" == *"trigger limit (N/TIME"* ]]
+	while IFS='|' read -r spec want; do
+		run "$BTR" --trigger 'latency>1ms' --trigger-max "$spec" -d 1s -o "$TMP/x.pb"
+		echo "--trigger-max $spec: $status: $output"
+		[ "$status" = 64 ]
+		[[ "$output" == *"invalid --trigger-max '$spec': $want"* ]]
+	done <<'EOF'
+5|neither N/TIME (e.g. 10/1h) nor none
+0/1h|N '0' is not from 1 to 1000000 (none: no limit)
+x/1h|N 'x' is not from 1 to 1000000
+5/0|TIME '0' is not a time over 0
+5/1x|TIME '1x' is not a time over 0
+NONE|neither N/TIME
+EOF
 	[ ! -e "$TMP/x.pb" ]
 	run "$BTR" trigger
 	[ "$status" = 64 ]

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -687,18 +688,57 @@ static void test_cpu_limit(void)
 	trig_watch_free(wt);
 }
 
+/* --trigger-max: N/TIME or none; each refusal says which part is wrong. */
+static void test_rate_parse(void)
+{
+	static const struct {
+		const char *arg, *why;
+	} bad[] = {
+		{ "0/1h", "N '0' is not from 1 to 1000000 (none: no limit)" },
+		{ "1000001/1h", "N '1000001' is not from 1" },
+		{ "/1h", "N '' is not" },
+		{ "x/1h", "N 'x' is not" },
+		{ "12345678901234567890/1h", "N '12345678901234567890' is not" },
+		{ "3/0", "TIME '0' is not a time over 0" },
+		{ "3/", "TIME '' is not" },
+		{ "3/1x", "TIME '1x' is not" },
+		{ "3", "neither N/TIME (e.g. 10/1h) nor none" },
+		{ "", "neither N/TIME" },
+		{ "nonE", "neither N/TIME" },
+		{ "none/1h", "N 'none' is not" },
+	};
+	uint32_t max = 7;
+	uint64_t win = 7;
+	char err[128];
+	size_t i;
+
+	CHECK_EQ_I64(trig_rate_parse("3/1s", &max, &win, err, sizeof(err)), 0);
+	CHECK_EQ_I64(max, 3);
+	CHECK(win == 1000 * MS);
+	CHECK_EQ_I64(trig_rate_parse("1000000/1h", &max, &win, err,
+				     sizeof(err)), 0);
+	CHECK_EQ_I64(max, 1000000);
+	CHECK(win == 3600000 * MS);
+	/* none: no limit, as trig_rate_init takes a max of 0 */
+	CHECK_EQ_I64(trig_rate_parse("none", &max, &win, err, sizeof(err)), 0);
+	CHECK_EQ_I64(max, 0);
+	CHECK(win == 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		CHECK_EQ_I64(trig_rate_parse(bad[i].arg, &max, &win, err,
+					     sizeof(err)), -1);
+		if (!strstr(err, bad[i].why))
+			fprintf(stderr, "%s: '%s', not '%s'\n", bad[i].arg,
+				err, bad[i].why);
+		CHECK(strstr(err, bad[i].why) != NULL);
+	}
+}
+
 static void test_rate(void)
 {
 	struct trig_rate r;
-	uint32_t max;
-	uint64_t win;
+	uint64_t t;
 
-	CHECK_EQ_I64(trig_rate_parse("3/1s", &max, &win), 0);
-	CHECK_EQ_I64(max, 3);
-	CHECK(win == 1000 * MS);
-	CHECK_EQ_I64(trig_rate_parse("3", &max, &win), -1);
-	CHECK_EQ_I64(trig_rate_parse("0/1s", &max, &win), -1);
-	CHECK_EQ_I64(trig_rate_parse("3/0", &max, &win), -1);
 	CHECK_EQ_I64(trig_rate_init(&r, 3, 1000 * MS), 0);
 	CHECK(trig_rate_allow(&r, 0));
 	CHECK(trig_rate_allow(&r, 100 * MS));
@@ -715,6 +755,12 @@ static void test_rate(void)
 	CHECK(trig_rate_allow(&r, 100));
 	CHECK(!trig_rate_allow(&r, 200));
 	CHECK(trig_rate_next(&r, 200) == UINT64_MAX);
+	trig_rate_free(&r);
+	/* no limit (--trigger-max none): every trigger may act at once */
+	CHECK_EQ_I64(trig_rate_init(&r, 0, 0), 0);
+	for (t = 0; t < 1000; t++)
+		CHECK(trig_rate_allow(&r, t));
+	CHECK(trig_rate_next(&r, 1000) == 1000);
 	trig_rate_free(&r);
 }
 
@@ -816,6 +862,7 @@ int main(void)
 	RUN(test_mute);
 	RUN(test_sweep);
 	RUN(test_cpu_limit);
+	RUN(test_rate_parse);
 	RUN(test_rate);
 	RUN(test_log_limit);
 	RUN(test_files);

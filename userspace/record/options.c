@@ -99,7 +99,7 @@ static const struct argp_option options[] = {
 	{ "trigger", OPT_TRIGGER, "SPEC", 0, "Act when SPEC holds (repeatable): latency>TIME (a thread runnable that long before it ran), blocked>TIME (an S or D sleep that long, to its waking), D>TIME (D sleeps only), runqueue>N (a CPU with more than N threads waiting), each narrowed by comm=NAME, pid=N or cgroup=PATH after a comma; or name:NAME, sent by `bpftrace-rec trigger NAME`. Each writes a Trigger packet and marks the thread and time in the trace", 0 },
 	{ "trigger-mode", OPT_TRIGGER_MODE, "snapshot|stop", 0, "What a trigger does after --trigger-delay: write the buffer into the next OUTPUT.N.pb and go on recording (snapshot, default), or write OUTPUT and exit (stop)", 0 },
 	{ "trigger-delay", OPT_TRIGGER_DELAY, "TIME", 0, "Keep recording TIME after a trigger before acting, so the aftermath is kept too (default 1s)", 0 },
-	{ "trigger-max", OPT_TRIGGER_MAX, "N/TIME", 0, "Act on at most N triggers in any TIME (default 10/1h); the others are counted as suppressed", 0 },
+	{ "trigger-max", OPT_TRIGGER_MAX, "N/TIME", 0, "Act on at most N triggers in any TIME (default 10/1h), counting the others as suppressed; none: act on every one (--trigger-disk still holds)", 0 },
 	{ "trigger-disk", OPT_TRIGGER_DISK, "SIZE", 0, "Snapshot files written for triggers kept at most, the oldest removed first (default 1G; 0: no limit; SIGUSR1's are not counted)", 0 },
 	{ "trigger-socket", OPT_TRIGGER_SOCKET, "PATH", 0, "Where name: triggers are received (default " TRIG_SOCKET_DEFAULT ")", 0 },
 	{ "trigger-allow", OPT_TRIGGER_ALLOW, "LIST", 0, "Users (and @groups) besides root and the trace's owner who may send name: triggers", 0 },
@@ -285,11 +285,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			return bad_value(st, "trigger delay (0 to 1h)", arg);
 		o->trigger_set = true;
 		break;
-	case OPT_TRIGGER_MAX:
-		if (trig_rate_parse(arg, &o->trigger_max, &o->trigger_window_ns))
-			return bad_value(st, "trigger limit (N/TIME, e.g. 10/1h)", arg);
+	case OPT_TRIGGER_MAX: {
+		char err[128];
+
+		if (trig_rate_parse(arg, &o->trigger_max, &o->trigger_window_ns,
+				    err, sizeof(err))) {
+			argp_error(st, "invalid --trigger-max '%s': %s", arg, err);
+			return EINVAL;
+		}
 		o->trigger_set = true;
 		break;
+	}
 	case OPT_TRIGGER_DISK:
 		if (parse_size(arg, &o->trigger_disk))
 			return bad_value(st, "trigger disk budget", arg);

@@ -38,7 +38,8 @@ struct record_opts {
 	uint32_t ntriggers;
 	bool trigger_stop;          /* --trigger-mode stop */
 	uint64_t trigger_delay_ns;  /* --trigger-delay */
-	uint32_t trigger_max;       /* --trigger-max N/TIME: N (0: none) */
+	uint32_t trigger_max;       /* --trigger-max N/TIME: N (0: none,
+				     * no limit) */
 	uint64_t trigger_window_ns; /* and TIME */
 	uint64_t trigger_disk;      /* --trigger-disk (0: no budget) */
 	const char *trigger_socket; /* --trigger-socket */

@@ -10,19 +10,37 @@
 #include "util/log.h"
 #include "util/parse.h"
 
-int trig_rate_parse(const char *s, uint32_t *max, uint64_t *window)
+int trig_rate_parse(const char *s, uint32_t *max, uint64_t *window,
+		    char *err, size_t errlen)
 {
 	const char *slash = strchr(s, '/');
+	size_t len = slash ? (size_t)(slash - s) : 0;
 	char num[16];
 	uint64_t n;
 
-	if (!slash || slash == s || (size_t)(slash - s) >= sizeof(num))
+	if (!strcmp(s, "none")) {
+		*max = 0;
+		*window = 0;
+		return 0;
+	}
+	if (!slash) {
+		snprintf(err, errlen, "neither N/TIME (e.g. 10/1h) nor none");
 		return -1;
-	memcpy(num, s, (size_t)(slash - s));
-	num[slash - s] = 0;
-	if (parse_u64(num, 1, 1000000, &n) ||
-	    parse_duration_ns(slash + 1, window) || !*window)
+	}
+	if (len < sizeof(num)) {
+		memcpy(num, s, len);
+		num[len] = 0;
+	}
+	if (len >= sizeof(num) || parse_u64(num, 1, 1000000, &n)) {
+		snprintf(err, errlen, "N '%.*s' is not from 1 to 1000000 "
+			 "(none: no limit)", (int)len, s);
 		return -1;
+	}
+	if (parse_duration_ns(slash + 1, window) || !*window) {
+		snprintf(err, errlen, "TIME '%s' is not a time over 0 "
+			 "(e.g. 1h, 10m, 30s)", slash + 1);
+		return -1;
+	}
 	*max = (uint32_t)n;
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* What keeps an unattended flight recorder within bounds: a rate limit on
- * the triggers that act (at most N in any window of TIME, --trigger-max)
+ * the triggers that act (at most N in any window of TIME, --trigger-max;
+ * none turns it off)
  * and a disk budget for the snapshot files they write (the oldest removed
  * first, --trigger-disk). */
 #ifndef BTR_TRIGGER_LIMIT_H
@@ -16,8 +17,11 @@ struct trig_rate {
 	uint32_t next, n;
 };
 
-/* "N/TIME" (e.g. 10/1h) into max and window; 0 or -1. */
-int trig_rate_parse(const char *s, uint32_t *max, uint64_t *window);
+/* "N/TIME" (e.g. 10/1h, N from 1 to 1000000, TIME not 0) into max and
+ * window, or "none" (no limit: max and window 0). 0, or -1 with the reason
+ * in err. */
+int trig_rate_parse(const char *s, uint32_t *max, uint64_t *window,
+		    char *err, size_t errlen);
 int trig_rate_init(struct trig_rate *r, uint32_t max, uint64_t window);
 void trig_rate_free(struct trig_rate *r);
 /* When the next trigger may act, from `now`: now when one may. */
