@@ -16,6 +16,62 @@ load helpers
 	done
 }
 
+# help_glitches WIDTH: the lines of a --help on stdin that glibc's argp
+# line filling garbled, each with what is wrong (nothing when clean). A
+# doc line that reaches the right margin exactly leaves a line of blanks
+# after it; the left margin of a doc under a long option header, when
+# argp's buffer is nearly full, goes out ahead of the text still buffered,
+# shifting an earlier option header right and leaving the doc at column 0.
+# So: no line wider than WIDTH, none only blanks; in the options, every
+# line an option (its doc from column 29) or a continuation at column 29;
+# every example indented.
+help_glitches() {
+	awk -v width="$1" '
+	function bad(why) { printf "line %d: %s: [%s]\n", NR, why, $0 }
+	BEGIN { sp = sprintf("%29s", "") }
+	{
+		if (length($0) > width) bad("wider than " width)
+		if ($0 ~ /^[ \t]+$/) bad("only blanks")
+		if ($0 == "") { inopt = 0; inex = 0; next }
+		if ($0 ~ /^(  -[^ -], |      )--[^ ]/) {
+			seen = 1; inopt = 1
+			match($0, /^ +(-[^ ], )?--[^ ]+ */)
+			if (RLENGTH < length($0) && RLENGTH < 29)
+				bad("doc before column 29")
+			next
+		}
+		if (inopt && !(substr($0, 1, 29) == sp && substr($0, 30, 1) != " "))
+			bad("neither an option nor a continuation at column 29")
+		if ($0 == "Examples:") { inex = 1; next }
+		if (inex && $0 !~ /^  /) bad("example not indented")
+	}
+	END { if (!seen) print "no options" }'
+}
+
+@test "--help of every command is laid out cleanly, whatever COLUMNS says" {
+	local c cols out width bad all=
+	for c in record sync report dump stats trigger; do
+		for cols in "" 100 60; do
+			if [ -z "$cols" ]; then
+				out=$(env -u COLUMNS -u ARGP_HELP_FMT "$BTR" $c --help)
+				width=80
+			else
+				out=$(env -u ARGP_HELP_FMT COLUMNS=$cols "$BTR" $c --help)
+				width=$((cols > 80 ? cols : 80))
+			fi
+			# record is the default command: its usage has no word
+			[[ "$out" == "Usage: bpftrace-rec $c "* ]] ||
+				[[ $c == record && "$out" == "Usage: bpftrace-rec ["* ]] ||
+				bad="usage: $(head -1 <<<"$out")"$'\n'
+			bad+=$(help_glitches "$width" <<<"$out")
+			[ -z "$bad" ] ||
+				all+="$c --help, COLUMNS ${cols:-unset}:"$'\n'"$bad"$'\n'
+			bad=
+		done
+	done
+	[ -z "$all" ] || fail "$all"
+}
+
 @test "--version prints the version" {
 	run "$BTR" --version
 	[ "$status" -eq 0 ]

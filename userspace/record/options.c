@@ -93,7 +93,7 @@ static const struct argp_option options[] = {
 	{ "fill-policy", OPT_FILL_POLICY, "ring|discard", 0, "When the buffer is full: overwrite the oldest data (ring, default) or drop new data (discard)", 0 },
 	{ "incremental-state-clear-period", OPT_CLEAR_PERIOD, "TIME", 0, "Re-emit process names every TIME so a wrapped ring still has them (default 5s)", 0 },
 	{ "stream", OPT_STREAM, NULL, 0, "Write the buffer into the file periodically: recordings longer than the buffer keep everything", 0 },
-	{ "file-write-period", OPT_FILE_WRITE_PERIOD, "TIME", 0, "With --stream: write every TIME (default 2.5s)", 0 },
+	{ "file-write-period", OPT_FILE_WRITE_PERIOD, "TIME", 0, "Write every TIME with --stream (default 2.5s)", 0 },
 	{ "flush-period", OPT_FLUSH_PERIOD, "TIME", 0, "Commit partly filled buffer chunks every TIME (default: at each file write)", 0 },
 	{ "max-file-size", OPT_MAX_FILE_SIZE, "SIZE", 0, "Stop recording when the file reaches SIZE", 0 },
 	{ "trigger", OPT_TRIGGER, "SPEC", 0, "Act when SPEC holds (repeatable): latency>TIME (a thread runnable that long before it ran), blocked>TIME (an S or D sleep that long, to its waking), D>TIME (D sleeps only), runqueue>N (a CPU with more than N threads waiting), each narrowed by comm=NAME, pid=N or cgroup=PATH after a comma; or name:NAME, sent by `bpftrace-rec trigger NAME`. Each writes a Trigger packet and marks the thread and time in the trace", 0 },
@@ -333,7 +333,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 {
 	static const struct argp argp = { options, parse_opt, "[-- COMMAND [ARG...]]", doc, 0, 0, 0 };
-	int i, end = argc, badlen;
+	char name[] = "bpftrace-rec", *argv0 = argv[0];
+	int i, end = argc, badlen, err;
 	const char *env, *bad;
 
 	memset(o, 0, sizeof(*o));
@@ -365,8 +366,13 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 			break;
 		}
 	}
+	/* argp names the program after argv[0] in its messages; record is
+	 * the default command, so `bpftrace-rec record` is bpftrace-rec */
+	argv[0] = name;
 	argp_err_exit_status = EXIT_USAGE;
-	if (argp_parse(&argp, end, argv, 0, NULL, o)) {
+	err = argp_parse(&argp, end, argv, 0, NULL, o);
+	argv[0] = argv0;
+	if (err) {
 		*done = true;
 		return EXIT_USAGE;
 	}

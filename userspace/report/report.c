@@ -81,7 +81,7 @@ static const char doc[] =
 	"Examples:\n"
 	"  bpftrace-rec report trace.pb\n"
 	"  bpftrace-rec report --sort wait --top 10 trace.pb.gz\n"
-	"  bpftrace-rec report --by process --json merged.pb | "
+	"  bpftrace-rec report --by process --json all.pb | "
 	"jq '.machines[].processes'\n"
 	"  bpftrace-rec report --folded trace.pb | flamegraph.pl > "
 	"offcpu.svg\n\n"
