@@ -18,6 +18,7 @@
 #include "record.h"
 #include "trigger/spec.h"
 #include "trigger/watch.h"
+#include "trig_replay.h"
 #include "unit.h"
 
 #define MS 1000000ull
@@ -40,12 +41,6 @@ struct event {
 	} r;
 };
 
-struct hit {
-	uint32_t spec;
-	int32_t tid;
-	uint64_t start, end;
-};
-
 struct sched {
 	struct event ev[MAX_EVENTS];
 	size_t n;
@@ -57,8 +52,7 @@ static uint64_t rng;
 
 static uint64_t rnd(uint64_t lo, uint64_t hi)
 {
-	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-	return lo + (rng >> 33) % (hi - lo + 1);
+	return replay_rnd(&rng, lo, hi);
 }
 
 static void add(struct sched *s, uint64_t ts, uint32_t cpu, int32_t prev,
@@ -141,17 +135,6 @@ static int cmp_event(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static int cmp_hit(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-
-	if (x->spec != y->spec)
-		return x->spec < y->spec ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static void feed(struct trig_watch *w, const struct event *e)
 {
 	if (e->is_wake)
@@ -160,85 +143,37 @@ static void feed(struct trig_watch *w, const struct event *e)
 		trig_watch_record(w, e->cpu, &e->r.sw, sizeof(e->r.sw));
 }
 
-/* Reader r's next record in [*at, to): CPU 0's ring is reader 0's, the
- * others reader 1's. */
-static bool next_of(const struct sched *s, uint32_t r, size_t *at, size_t to)
-{
-	while (*at < to && (s->ev[*at].cpu == 0) != (r == 0))
-		(*at)++;
-	return *at < to;
-}
-
-/* The hits taken so far, as the main thread takes them. */
-struct taken {
-	struct hit *got;
-	size_t n;
-	uint64_t over;
-};
-
-static void take_all(struct trig_watch *w, struct taken *t)
-{
-	struct trig_hit h[64];
-	size_t k, j;
-
-	while ((k = trig_watch_take(w, h, 64, &t->over)))
-		for (j = 0; j < k && t->n < MAX_HITS; j++)
-			t->got[t->n++] = (struct hit){ h[j].spec, h[j].tid,
-						       h[j].start, h[j].end };
-}
-
-/* The records [from, to) of the schedule as two reader threads read
- * them, each its own rings in time order, taking turns in runs of 1 to
- * 40 records: either may be ahead of the other by up to a pass. The main
- * thread takes hits between the runs, as it does while readers read. */
-static void feed_two_readers(struct trig_watch *w, const struct sched *s,
-			     size_t from, size_t to, struct taken *t)
-{
-	size_t at[2] = { from, from };
-
-	for (;;) {
-		uint32_t r = (uint32_t)rnd(0, 1), run = (uint32_t)rnd(1, 40);
-
-		if (!next_of(s, r, &at[r], to)) {
-			r = !r;
-			if (!next_of(s, r, &at[r], to))
-				return;
-		}
-		for (; run && next_of(s, r, &at[r], to); at[r]++, run--)
-			feed(w, &s->ev[at[r]]);
-		take_all(w, t);
-	}
-}
-
 /* Reads the schedule's records in time order, or as two reader threads
- * do (`readers`), a pass every 50 ms of trace time; the watch's hits
- * into got, sorted. After each pass, every reader has read all before
- * its end: its frontier. */
+ * do (`readers`: CPU 0's ring is reader 0's, the others reader 1's), a
+ * pass every 50 ms of trace time (trig_replay.h); the watch's hits into
+ * got, sorted. */
 static size_t read_passes(struct sched *s, struct trig_watch *w,
 			  struct hit *got, bool readers)
 {
-	struct taken t = { .got = got };
-	size_t i = 0, end;
-	uint64_t now;
+	static struct replay_rec recs[MAX_EVENTS];
+	struct replay_hits t = { 0 };
+	size_t i;
 
-	for (now = PASS; i < s->n; now += PASS) {
-		for (end = i; end < s->n && s->ev[end].ts <= now; end++)
-			;
-		if (readers)
-			feed_two_readers(w, s, i, end, &t);
-		else
-			for (; i < end; i++)
-				feed(w, &s->ev[i]);
-		i = end;
-		trig_watch_frontier(w, 0, now);
-		trig_watch_frontier(w, 1, now);
-		take_all(w, &t);
+	for (i = 0; i < s->n; i++) {
+		const struct event *e = &s->ev[i];
+
+		recs[i] = (struct replay_rec){
+			e->ts,
+			e->is_wake ? (const void *)&e->r.wk
+				   : (const void *)&e->r.sw,
+			e->is_wake ? sizeof(e->r.wk) : sizeof(e->r.sw),
+			e->cpu, e->cpu != 0
+		};
 	}
-	trig_watch_frontier(w, 0, UINT64_MAX);
-	trig_watch_frontier(w, 1, UINT64_MAX);
-	take_all(w, &t);
+	CHECK_EQ_I64(replay_passes(w, recs, s->n, readers ? 2 : 1, PASS, &rng,
+				   &t), 0);
 	CHECK_EQ_I64(t.over, 0);
-	qsort(got, t.n, sizeof(*got), cmp_hit);
+	CHECK(t.n <= MAX_HITS);
+	if (t.n > MAX_HITS)
+		t.n = MAX_HITS;
+	for (i = 0; i < t.n; i++)
+		got[i] = t.v[i];
+	free(t.v);
 	return t.n;
 }
 
@@ -375,8 +310,7 @@ static void test_reader_ahead(void)
 	static struct sched s;
 	struct trig_spec specs[2];
 	struct trig_watch *w;
-	struct hit got[8];
-	struct taken t = { .got = got };
+	struct replay_hits t = { 0 };
 	char err[128];
 	size_t i;
 	/* CPU 1's ring (reader 1) first, then CPU 0's (reader 0) */
@@ -397,18 +331,19 @@ static void test_reader_ahead(void)
 		return;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		feed(w, &s.ev[order[i]]);
-		take_all(w, &t);
+		replay_take(w, &t);
 	}
 	trig_watch_frontier(w, 0, UINT64_MAX);
 	trig_watch_frontier(w, 1, UINT64_MAX);
-	take_all(w, &t);
+	replay_take(w, &t);
 	CHECK_EQ_I64(t.n, 1);
 	if (t.n == 1) {
-		CHECK_EQ_I64(got[0].spec, 0);
-		CHECK_EQ_I64(got[0].tid, 7);
-		CHECK_EQ_I64(got[0].start, 7 * MS + 500000);
-		CHECK_EQ_I64(got[0].end, 37 * MS + 400000);
+		CHECK_EQ_I64(t.v[0].spec, 0);
+		CHECK_EQ_I64(t.v[0].tid, 7);
+		CHECK_EQ_I64(t.v[0].start, 7 * MS + 500000);
+		CHECK_EQ_I64(t.v[0].end, 37 * MS + 400000);
 	}
+	free(t.v);
 	trig_watch_free(w);
 }
 
