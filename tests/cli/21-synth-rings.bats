@@ -170,3 +170,42 @@ check_readers() {
 		[ "$(kv order_errors)" = 0 ]
 	done
 }
+
+# Reader threads on real scheduler records: capture_raw records a busy
+# load's ring records (the real BPF programs), and replay_triggers feeds
+# them through the trigger watch as one reader reads them (in time
+# order: the reference) and as two reader threads do (each CPU's ring its
+# own reader's, the readers apart by up to a pass, hits held until both
+# frontiers pass them). On 2 CPUs two processes that ping-pong beside two
+# spinners give a thousand or so waits over 1 ms and sleeps over 2 ms in
+# 3 s. Over 3 seeds of the readers' turns the two readers must report no
+# hit the one does not, and nearly all it does: 92% and more in 60 runs
+# of this load (6 captures, 10 seeds), but 71% once in 13 runs of this
+# test (219 hits, the queue overflowing). Hits the watch's queue (256)
+# had no room for count as missed: replay_triggers then exits 1, and the
+# floor holds them. As of this test's writing the watch fails it now and
+# then: 3 of those 6 captures gave false hits (a sleep paired with the
+# waking of a later one). The capture runs at SCHED_FIFO so that the spinners
+# make it drop no records; the load runs as usual.
+@test "trigger watch on real records: two reader threads report no false hit and nearly all of one reader's" {
+	need_root
+	[ "$(nproc)" -ge 2 ] || fail "two reader threads need 2 CPUs or more; this host has $(nproc)"
+	timeout 60 chrt -f 10 "$TOOLS/capture_raw" -o "$TMP/load.raw" -d 5 -n 2000000 -- \
+		chrt -o 0 sh -c "'$TOOLS/busyloop' 3 & '$TOOLS/busyloop' 3 & '$TOOLS/pingpong' 30000; wait" \
+		>/dev/null 2>"$TMP/capture.err" 3>&- || fail "capture_raw failed: $(cat "$TMP/capture.err")"
+	cat "$TMP/capture.err"
+	local seed one found
+	for seed in 1 2 3; do
+		run "$TOOLS/replay_triggers" -R 2 -s "$seed" -w 'latency>1ms' -w 'blocked>2ms' "$TMP/load.raw"
+		echo "$output"
+		output=$(grep '^replay_triggers records=' <<<"$output") ||
+			fail "replay_triggers -s $seed printed no result"
+		# 1 only with hits lost to the queue, counted as missed
+		[ "$status" -eq 0 ] || { [ "$status" -eq 1 ] && [ "$(kv overflow)" -gt 0 ]; } ||
+			fail "replay_triggers -s $seed failed"
+		one=$(kv one) found=$(kv found)
+		[ "$(kv false)" = 0 ] || fail "seed $seed: $(kv false) false hits"
+		[ "$one" -ge 50 ] || fail "only $one hits with one reader: the load tests nothing"
+		[ $((found * 100)) -ge $((one * 85)) ] || fail "seed $seed: $found of $one hits found"
+	done
+}
