@@ -305,14 +305,38 @@ static void test_random_schedules(void)
  * both readers are past it. The run's switch-in, read then, shows that
  * hit is not one wait; the run's switch-out (preempted) that comes next
  * starts the real one, which ends at the same switch-in. */
+/* The records of s fed to a watch of `spec0` and `spec1` with two reader
+ * threads in the order given (as the readers took turns), the hits taken
+ * after each and once both are past all: into *t. */
+static void feed_in_order(const struct sched *s, const size_t *order,
+			  size_t n, const char *spec0, const char *spec1,
+			  struct replay_hits *t)
+{
+	struct trig_spec specs[2];
+	struct trig_watch *w;
+	char err[128];
+	size_t i;
+
+	trig_spec_parse(spec0, &specs[0], err, sizeof(err));
+	trig_spec_parse(spec1, &specs[1], err, sizeof(err));
+	w = trig_watch_new(specs, 2, CPUS, true);
+	CHECK(w != NULL && trig_watch_readers(w, 2) == 0);
+	if (!w)
+		return;
+	for (i = 0; i < n; i++) {
+		feed(w, &s->ev[order[i]]);
+		replay_take(w, t);
+	}
+	trig_watch_frontier(w, 0, UINT64_MAX);
+	trig_watch_frontier(w, 1, UINT64_MAX);
+	replay_take(w, t);
+	trig_watch_free(w);
+}
+
 static void test_reader_ahead(void)
 {
 	static struct sched s;
-	struct trig_spec specs[2];
-	struct trig_watch *w;
 	struct replay_hits t = { 0 };
-	char err[128];
-	size_t i;
 	/* CPU 1's ring (reader 1) first, then CPU 0's (reader 0) */
 	static const size_t order[] = { 0, 1, 2, 5, 3, 4 };
 
@@ -323,19 +347,8 @@ static void test_reader_ahead(void)
 	add(&s, 6 * MS + 500000, 0, 0, 0, 7, 0, 0); /* runs there */
 	add(&s, 7 * MS + 500000, 0, 7, 0x100, 0, 0, 0); /* preempted */
 	add(&s, 37 * MS + 400000, 1, 0, 0, 7, 0, 0); /* runs on CPU 1 */
-	trig_spec_parse("latency>20ms", &specs[0], err, sizeof(err));
-	trig_spec_parse("blocked>300ms", &specs[1], err, sizeof(err));
-	w = trig_watch_new(specs, 2, CPUS, true);
-	CHECK(w != NULL && trig_watch_readers(w, 2) == 0);
-	if (!w)
-		return;
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		feed(w, &s.ev[order[i]]);
-		replay_take(w, &t);
-	}
-	trig_watch_frontier(w, 0, UINT64_MAX);
-	trig_watch_frontier(w, 1, UINT64_MAX);
-	replay_take(w, &t);
+	feed_in_order(&s, order, sizeof(order) / sizeof(order[0]),
+		      "latency>20ms", "blocked>300ms", &t);
 	CHECK_EQ_I64(t.n, 1);
 	if (t.n == 1) {
 		CHECK_EQ_I64(t.v[0].spec, 0);
@@ -344,7 +357,42 @@ static void test_reader_ahead(void)
 		CHECK_EQ_I64(t.v[0].end, 37 * MS + 400000);
 	}
 	free(t.v);
-	trig_watch_free(w);
+}
+
+/* Reduced from a hackbench capture replayed as two readers read it
+ * (replay_triggers): a sleep whose waking raced it (read before its
+ * switch-out: no waking after it, neither a wait nor a sleep), then two
+ * short sleeps on CPU 1. Reader 0 reads ahead: its wakings, then a
+ * switch-in 27 ms on, which the watch kept apart as the end of one long
+ * episode from the raced sleep's switch-out. Reader 1's run inside it
+ * (switch-in, switch-out) showed it was not one; paired with the waking
+ * of the next short sleep anyway, it made a sleep of 6.4 ms that never
+ * was. Now a switch-in inside the kept episode ends it there, and a
+ * switch-out inside it starts it anew: no hit. */
+static void test_raced_sleep_ahead(void)
+{
+	static struct sched s;
+	struct replay_hits t = { 0 };
+	/* the records as the readers took turns */
+	static const size_t order[] = { 0, 1, 8, 2, 9, 3, 4, 5, 6, 7 };
+	const uint64_t base = 21808400 * (uint64_t)MS;
+
+	s.n = 0;
+	add(&s, base + 2327702, 0, 0, 0, 0, 7, 1);        /* 0 woken */
+	add(&s, base + 2357266, 0, 0, 0, 0, 7, 1);        /* 1 again */
+	add(&s, base + 2366414, 1, 7, 1, 0, 0, 0);        /* 2 sleeps (S) */
+	add(&s, base + 8093946, 1, 0, 0, 7, 0, 0);        /* 3 runs: no
+							   * waking since */
+	add(&s, base + 8105477, 1, 7, 1, 0, 0, 0);        /* 4 sleeps */
+	add(&s, base + 8782639, 1, 0, 0, 0, 7, 1);        /* 5 woken */
+	add(&s, base + 8783899, 1, 0, 0, 7, 0, 0);        /* 6 runs */
+	add(&s, base + 13629727, 1, 7, 1, 0, 0, 0);       /* 7 sleeps */
+	add(&s, base + 14773833, 0, 0, 0, 0, 7, 0);       /* 8 woken */
+	add(&s, base + 29190572, 0, 0, 0, 7, 0, 0);       /* 9 runs */
+	feed_in_order(&s, order, sizeof(order) / sizeof(order[0]),
+		      "latency>20ms", "blocked>5ms", &t);
+	CHECK_EQ_I64(t.n, 0);
+	free(t.v);
 }
 
 /* As reader threads read: no false hit, and nearly all of the true ones
@@ -368,6 +416,7 @@ int main(void)
 {
 	RUN(test_random_schedules);
 	RUN(test_reader_ahead);
+	RUN(test_raced_sleep_ahead);
 	RUN(test_two_readers);
 	return unit_finish();
 }

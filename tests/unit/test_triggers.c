@@ -594,6 +594,57 @@ static void test_mute(void)
 	}
 }
 
+/* With reader threads, hits wait in the queue (256) for every reader's
+ * frontier, and so do the ones behind them that a record read later
+ * cancelled: a real wait, held, then 300 preempted waits of 30 ms, each
+ * shown by a run inside it, read late, to be two short ones, then a
+ * second real wait. The cancelled ones make room for it: both real
+ * ones are handed out, none overflowed. */
+static void test_cancelled_make_room(void)
+{
+	struct trig_spec s;
+	struct trig_watch *w;
+	struct trig_hit h[4];
+	struct btr_switch out, in, ran;
+	uint64_t over = 0, t;
+	char err[128];
+	int32_t tid;
+
+	CHECK_EQ_I64(trig_spec_parse("latency>20ms", &s, err, sizeof(err)), 0);
+	w = trig_watch_new(&s, 1, 2, true);
+	CHECK(w != NULL);
+	if (!w || trig_watch_readers(w, 2))
+		return;
+	out = sw(50 * MS, 998, 0, 0);
+	in = sw(80 * MS, 0, 0, 998);
+	FEED(w, 0, out);
+	FEED(w, 0, in); /* held: no reader past it yet */
+	for (tid = 100; tid < 400; tid++) {
+		t = (uint64_t)tid * 100 * MS;
+		out = sw(t, tid, 0, 0);
+		in = sw(t + 30 * MS, 0, 0, tid);
+		ran = sw(t + 10 * MS, 0, 0, tid);
+		FEED(w, 0, out);
+		FEED(w, 0, in); /* a wait of 30 ms, as read: held */
+		FEED(w, 1, ran); /* the other reader: it ran at 10 ms */
+		CHECK_EQ_I64(trig_watch_take(w, h, 4, &over), 0);
+	}
+	t = 500 * 100 * MS;
+	out = sw(t, 999, 0, 0);
+	in = sw(t + 25 * MS, 0, 0, 999);
+	FEED(w, 0, out);
+	FEED(w, 0, in);
+	trig_watch_frontier(w, 0, UINT64_MAX);
+	trig_watch_frontier(w, 1, UINT64_MAX);
+	CHECK_EQ_I64(trig_watch_take(w, h, 4, &over), 2);
+	CHECK_EQ_I64(h[0].tid, 998);
+	CHECK_EQ_I64(h[1].tid, 999);
+	CHECK(h[1].end - h[1].start == 25 * MS);
+	CHECK_EQ_I64(over, 0);
+	CHECK_EQ_I64(trig_watch_cancelled(w), 300);
+	trig_watch_free(w);
+}
+
 /* The sweep gives back the pages of the thread table whose threads are
  * all freed, and only those: a live thread's state outlives it, a freed
  * thread's tid works again after it. With and without locks, the table
@@ -860,6 +911,7 @@ int main(void)
 	RUN(test_around);
 	RUN(test_runqueue);
 	RUN(test_mute);
+	RUN(test_cancelled_make_room);
 	RUN(test_sweep);
 	RUN(test_cpu_limit);
 	RUN(test_rate_parse);

@@ -156,11 +156,38 @@ void trig_watch_free(struct trig_watch *w)
  * between its reserve and its commit). */
 #define FRONTIER_SLACK (10 * 1000000ull)
 
+/* The queue without its cancelled hits, the others in order (qlock
+ * held). With reader threads a hit waits for every reader's frontier,
+ * and those behind it with it: a reader ahead pairs and queues many a
+ * wait or sleep that the other one's records then cancel (thousands a
+ * second on a busy 2-CPU load), which would fill the queue and leave no
+ * room for a real hit. */
+static void drop_cancelled(struct trig_watch *w)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->qlen; i++) {
+		size_t from = (w->qhead + i) % QUEUE_MAX;
+		size_t to = (w->qhead + n) % QUEUE_MAX;
+
+		if (w->qcancel[from]) {
+			w->cancelled++;
+			continue;
+		}
+		w->queue[to] = w->queue[from];
+		w->qcancel[to] = 0;
+		n++;
+	}
+	__atomic_store_n(&w->qlen, n, __ATOMIC_RELEASE);
+}
+
 static void push(struct trig_watch *w, const struct trig_hit *h)
 {
 	size_t at;
 
 	pthread_mutex_lock(&w->qlock);
+	if (w->qlen == QUEUE_MAX)
+		drop_cancelled(w);
 	if (w->qlen == QUEUE_MAX) {
 		w->overflow++;
 	} else {
@@ -634,7 +661,7 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 	inside(w, t, tid, ts, 'W');
 	c = cold_of(w, t);
 	if (c && c->p_in && ts <= c->p_in && ts >= c->p_out) {
-		if (c->p_out) { /* the kept episode's waking */
+		if (c->p_out && c->p_st != P_AFTER) { /* the kept episode's waking */
 			episode_check(w, t, c, tid, cpu, ts, comm);
 			return;
 		}
@@ -686,10 +713,19 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 		t->out = ts;
 		t->out_raw = raw;
 	}
-	if (!c || !c->p_in || c->p_out || ts >= c->p_in)
-		return; /* an episode too short to check */
+	if (!c || !c->p_in || ts >= c->p_in || ts <= c->p_out)
+		return; /* no episode kept that this one ends */
+	/* the kept episode ends at p_in and begins at its last switch-out
+	 * before that: this one, or one read before it if later (with
+	 * reader threads, a switch-out inside the episode as kept shows
+	 * that the thread ran after p_out: paired with p_out, a waking
+	 * would make a sleep of the run in between) */
 	c->p_out = ts;
 	c->p_st = st;
+	if (c->p_in - ts < w->min_off) {
+		episode_done(t, c); /* too short to pass any threshold */
+		return;
+	}
 	if (st == 'R') {
 		episode_check(w, t, c, tid, cpu, 0, comm);
 	} else if (t->wake >= ts && t->wake <= c->p_in) {
@@ -744,8 +780,31 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		}
 		return;
 	}
-	if (ts < prev_in)
-		return; /* older than a switch-in read: nothing to pair */
+	if (ts < prev_in) {
+		/* older than a switch-in read: nothing to pair. If inside the
+		 * episode kept, the thread ran in it (a reader ahead read its
+		 * end first): from a switch-out read, the episode ends here,
+		 * and is checked at its waking if still long enough; from
+		 * one unread, it begins after ts (P_AFTER: a switch-out older
+		 * than ts would otherwise pair as its start, and a waking make
+		 * a sleep of the run at ts) */
+		if (c && c->p_in && ts < c->p_in && ts > c->p_out) {
+			if (c->p_out && c->p_st != P_AFTER) {
+				/* its switch-out read: the episode ends here */
+				c->p_in = ts;
+				c->p_lat = 0;
+				if (ts - c->p_out < w->min_off)
+					episode_done(t, c);
+			} else if (c->p_in - ts >= w->min_off) {
+				/* unread: it begins after ts */
+				c->p_out = ts;
+				c->p_st = P_AFTER;
+			} else {
+				episode_done(t, c);
+			}
+		}
+		return;
+	}
 	if (t->wake > prev_in && t->wake <= ts) /* woken since it last ran */
 		hit_latency(w, tid, cpu, t->wake, ts, comm);
 	/* the switch-out of this episode may come: kept if long enough */

@@ -62,7 +62,10 @@ struct tcold {
 	 * that `wake` ended: of a later sleep, whose switch-out is in a ring
 	 * another reader has not read yet (0: none) */
 	uint64_t ahead;
-	uint8_t p_st;  /* of p_out: 'R' (preempted), 'S', 'D', 0 other */
+	/* of p_out: 'R' (preempted), 'S', 'D', 0 other; P_AFTER: p_out is
+	 * no switch-out but a switch-in of the thread read since, before
+	 * p_in: the episode's switch-out, unread, is later than it */
+	uint8_t p_st;
 	uint8_t p_lat; /* 1: the episode's latency was checked already */
 };
 
@@ -77,6 +80,7 @@ _Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32,
 #define COLD(w, t) ((struct tcold *)((char *)(t) + (w)->cold_off))
 #define COLD_EPISODE 0x1 /* an episode kept (p_in) */
 #define COLD_AHEAD 0x2   /* a waking read ahead (ahead) */
+#define P_AFTER 'A'      /* tcold.p_st */
 
 /* the one table's bytes, and a paged table's page's: mapped, not
  * allocated, so that only the parts that threads were seen in take
