@@ -412,11 +412,38 @@ static void test_two_readers(void)
 	CHECK(found * 100 >= want * 97);
 }
 
+/* Also from a hackbench capture: reader 1 (CPU 1's wakings) reads ahead
+ * a sleep's waking and a later waking that raced the next sleep, reader
+ * 0 then the sleep's switch-out, which pairs with the later one (the
+ * watch keeps one waking): a false sleep of 5 ms, held. The thread's run
+ * inside it, read next in order by reader 0, goes no slow path; it is
+ * looked at against the held hit all the same, which it cancels. */
+static void test_run_read_in_order(void)
+{
+	static struct sched s;
+	struct replay_hits t = { 0 };
+	static const size_t order[] = { 0, 2, 4, 1, 3, 5 };
+	const uint64_t base = 21806490 * (uint64_t)MS;
+
+	s.n = 0;
+	add(&s, base + 8753615, 0, 0, 0, 7, 0, 0);  /* 0 runs */
+	add(&s, base + 8757205, 0, 7, 1, 0, 0, 0);  /* 1 sleeps (S) */
+	add(&s, base + 8792550, 1, 0, 0, 0, 7, 0);  /* 2 woken */
+	add(&s, base + 13595050, 0, 0, 0, 7, 0, 0); /* 3 runs */
+	add(&s, base + 13762270, 1, 0, 0, 0, 7, 0); /* 4 woken, running */
+	add(&s, base + 13762952, 0, 7, 1, 0, 0, 0); /* 5 sleeps */
+	feed_in_order(&s, order, sizeof(order) / sizeof(order[0]),
+		      "latency>20ms", "blocked>5ms", &t);
+	CHECK_EQ_I64(t.n, 0);
+	free(t.v);
+}
+
 int main(void)
 {
 	RUN(test_random_schedules);
 	RUN(test_reader_ahead);
 	RUN(test_raced_sleep_ahead);
+	RUN(test_run_read_in_order);
 	RUN(test_two_readers);
 	return unit_finish();
 }

@@ -438,6 +438,12 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 				       .value = value, .state = state };
 		memcpy(h.comm, comm, TRIG_COMM_LEN);
 		push(w, &h);
+		if (w->nreaders) { /* its stripe held by the caller */
+			struct tstate *t = tstate_of(w, tid);
+
+			if (t)
+				t->cold |= COLD_HELD;
+		}
 	}
 }
 
@@ -553,7 +559,8 @@ static struct tcold *cold_set(const struct trig_watch *w, struct tstate *t,
  * nothing any more. */
 static void cold_check(struct tstate *t, const struct tcold *c)
 {
-	t->cold = (uint16_t)((c->p_in ? COLD_EPISODE : 0) |
+	t->cold = (uint16_t)((t->cold & COLD_HELD) |
+			     (c->p_in ? COLD_EPISODE : 0) |
 			     (c->ahead ? COLD_AHEAD : 0));
 }
 
@@ -611,15 +618,20 @@ static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 {
 	size_t i, at;
 	uint64_t wait_end = 0;
+	bool held = false;
 
-	if (!w->nreaders || !__atomic_load_n(&w->qlen, __ATOMIC_ACQUIRE))
+	if (!w->nreaders || !__atomic_load_n(&w->qlen, __ATOMIC_ACQUIRE)) {
+		t->cold &= (uint16_t)~COLD_HELD;
 		return;
+	}
 	pthread_mutex_lock(&w->qlock);
 	for (i = 0; i < w->qlen; i++) {
 		struct trig_hit *h;
 
 		at = (w->qhead + i) % QUEUE_MAX;
 		h = &w->queue[at];
+		if (h->tid == tid && !w->qcancel[at])
+			held = true;
 		if (h->tid != tid || ts <= h->start || ts >= h->end ||
 		    w->qcancel[at])
 			continue;
@@ -634,6 +646,8 @@ static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 		}
 	}
 	pthread_mutex_unlock(&w->qlock);
+	if (!held)
+		t->cold &= (uint16_t)~COLD_HELD;
 	if (wait_end && wait_end - ts >= w->min_off &&
 	    !(t->cold & COLD_EPISODE))
 		episode_keep(w, t, 0, 0, wait_end, false);
@@ -812,15 +826,37 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		episode_keep(w, t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
 
+/* With reader threads, a record of a thread with a hit held (COLD_HELD)
+ * is looked at against it before it is handled, in order or not: a
+ * record inside a held wait or sleep shows it was none. The slow paths
+ * look too, but a record in order with its thread's last ones (read by
+ * the reader that was behind) does not go there: a sleep paired by the
+ * reader ahead with a later waking of its thread was left standing by
+ * the run in between, read after it in order. */
+static void held_look(struct trig_watch *w, struct tstate *t, int32_t tid,
+		      uint64_t ts, char ends)
+{
+	if (!t || !w->nreaders ||
+	    !(__atomic_load_n(&t->cold, __ATOMIC_RELAXED) & COLD_HELD))
+		return;
+	hold(w, tid, true);
+	if (t->cold & COLD_HELD)
+		inside_queue(w, t, tid, ts, ends);
+	release(w, tid, true);
+}
+
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_switch *r, const struct trig_pre *p)
 {
+	held_look(w, p->t[0], r->prev_pid, r->h.ts, 0);
+	held_look(w, p->t[1], r->next_pid, r->h.ts, 'I');
 	on_switch(w, cpu, r, p, true, true);
 }
 
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_wakeup *r, struct tstate *t)
 {
+	held_look(w, t, r->pid, r->h.ts, 'W');
 	on_waking(w, cpu, r, t, true, true);
 }
 

@@ -80,6 +80,10 @@ _Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32,
 #define COLD(w, t) ((struct tcold *)((char *)(t) + (w)->cold_off))
 #define COLD_EPISODE 0x1 /* an episode kept (p_in) */
 #define COLD_AHEAD 0x2   /* a waking read ahead (ahead) */
+/* with reader threads: a hit of the thread may be held in the queue, so
+ * each of its records is looked at against it (not only the slow paths'
+ * records); cleared when a look finds none */
+#define COLD_HELD 0x4
 #define P_AFTER 'A'      /* tcold.p_st */
 
 /* the one table's bytes, and a paged table's page's: mapped, not
