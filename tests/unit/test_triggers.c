@@ -3,6 +3,7 @@
  * limit and the snapshots' disk budget (trigger/limit.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -645,6 +646,62 @@ static void test_cancelled_make_room(void)
 	trig_watch_free(w);
 }
 
+/* Reader threads racing (found by a review): reader B handles a
+ * switch-in of T (U preempted, T in) while reader A pushes a false sleep
+ * of T that the switch-in falls inside (a sleep paired with a later
+ * waking of the running T). B is held on U's stripe, past whatever it
+ * does before taking the locks, while A reads; the look at the held hits
+ * must be made under T's lock with the handling, or the switch-in, in
+ * order and on no slow path, leaves the false sleep standing. (If B has
+ * not reached the lock in 200 ms, the records are handled one after the
+ * other, which must give no hit either.) */
+static struct trig_watch *race_w;
+
+static void *race_reader_b(void *arg)
+{
+	struct btr_switch r = sw(3 * MS, 200, 0x100, 7);
+
+	(void)arg;
+	FEED(race_w, 0, r);
+	return NULL;
+}
+
+static void test_held_look_race(void)
+{
+	struct trig_spec spec;
+	struct btr_switch r;
+	struct btr_wakeup k;
+	struct trig_hit h[4];
+	uint64_t over = 0;
+	pthread_t th;
+	char err[128];
+
+	CHECK_EQ_I64(trig_spec_parse("blocked>5ms", &spec, err, sizeof(err)), 0);
+	race_w = trig_watch_new(&spec, 1, 2, true);
+	CHECK(race_w != NULL);
+	if (!race_w || trig_watch_readers(race_w, 2))
+		return;
+	r = sw(1 * MS, 0, 0, 7); /* B: T runs */
+	FEED(race_w, 0, r);
+	k = wk(1 * MS + 900000, 7, 0); /* A: a waking that raced the sleep */
+	FEED(race_w, 1, k);
+	r = sw(2 * MS, 7, 1, 200); /* B: T sleeps (S), U runs */
+	FEED(race_w, 0, r);
+	pthread_mutex_lock(&race_w->stripes[200 % STRIPES].lock);
+	CHECK_EQ_I64(pthread_create(&th, NULL, race_reader_b, NULL), 0);
+	usleep(200000);
+	k = wk(12 * MS, 7, 0); /* A: a waking of the running T */
+	FEED(race_w, 1, k);
+	pthread_mutex_unlock(&race_w->stripes[200 % STRIPES].lock);
+	pthread_join(th, NULL);
+	r = sw(12 * MS + 100000, 7, 0, 0); /* B: T preempted */
+	FEED(race_w, 0, r);
+	trig_watch_frontier(race_w, 0, UINT64_MAX);
+	trig_watch_frontier(race_w, 1, UINT64_MAX);
+	CHECK_EQ_I64(trig_watch_take(race_w, h, 4, &over), 0);
+	trig_watch_free(race_w);
+}
+
 /* The sweep gives back the pages of the thread table whose threads are
  * all freed, and only those: a live thread's state outlives it, a freed
  * thread's tid works again after it. With and without locks, the table
@@ -912,6 +969,7 @@ int main(void)
 	RUN(test_runqueue);
 	RUN(test_mute);
 	RUN(test_cancelled_make_room);
+	RUN(test_held_look_race);
 	RUN(test_sweep);
 	RUN(test_cpu_limit);
 	RUN(test_rate_parse);

@@ -178,6 +178,7 @@ static void drop_cancelled(struct trig_watch *w)
 		w->qcancel[to] = 0;
 		n++;
 	}
+	w->qncancel = 0;
 	__atomic_store_n(&w->qlen, n, __ATOMIC_RELEASE);
 }
 
@@ -186,7 +187,7 @@ static void push(struct trig_watch *w, const struct trig_hit *h)
 	size_t at;
 
 	pthread_mutex_lock(&w->qlock);
-	if (w->qlen == QUEUE_MAX)
+	if (w->qlen == QUEUE_MAX && w->qncancel)
 		drop_cancelled(w);
 	if (w->qlen == QUEUE_MAX) {
 		w->overflow++;
@@ -257,8 +258,10 @@ static size_t take_before(struct trig_watch *w, struct trig_hit *out,
 
 	pthread_mutex_lock(&w->qlock);
 	while (n < max && w->qlen) {
-		if (w->qcancel[w->qhead])
+		if (w->qcancel[w->qhead]) {
 			w->cancelled++;
+			w->qncancel--;
+		}
 		else if (w->queue[w->qhead].end < past)
 			out[n++] = w->queue[w->qhead];
 		else
@@ -630,7 +633,8 @@ static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 
 		at = (w->qhead + i) % QUEUE_MAX;
 		h = &w->queue[at];
-		if (h->tid == tid && !w->qcancel[at])
+		if (h->tid == tid && !w->qcancel[at] &&
+		    w->specs[h->spec].kind != TRIG_RUNQUEUE)
 			held = true;
 		if (h->tid != tid || ts <= h->start || ts >= h->end ||
 		    w->qcancel[at])
@@ -643,6 +647,7 @@ static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 			h->value = ts - h->start;
 		} else {
 			w->qcancel[at] = 1;
+			w->qncancel++;
 		}
 	}
 	pthread_mutex_unlock(&w->qlock);
@@ -810,9 +815,11 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 				if (ts - c->p_out < w->min_off)
 					episode_done(t, c);
 			} else if (c->p_in - ts >= w->min_off) {
-				/* unread: it begins after ts */
+				/* unread: it begins after ts (and the wait checked
+				 * for it, if any, began before: not its own) */
 				c->p_out = ts;
 				c->p_st = P_AFTER;
+				c->p_lat = 0;
 			} else {
 				episode_done(t, c);
 			}
@@ -826,37 +833,30 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 		episode_keep(w, t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
 
-/* With reader threads, a record of a thread with a hit held (COLD_HELD)
- * is looked at against it before it is handled, in order or not: a
- * record inside a held wait or sleep shows it was none. The slow paths
- * look too, but a record in order with its thread's last ones (read by
- * the reader that was behind) does not go there: a sleep paired by the
- * reader ahead with a later waking of its thread was left standing by
- * the run in between, read after it in order. */
-static void held_look(struct trig_watch *w, struct tstate *t, int32_t tid,
-		      uint64_t ts, char ends)
+/* A record of a thread with a hit held, looked at against it before it
+ * is handled, in order or not, under the thread's stripe lock (held by
+ * the caller, so that no other reader pushes and marks a hit of the
+ * thread between the look and the handling): a record inside a held wait
+ * or sleep shows it was none. The slow paths look too, but a record in
+ * order with its thread's last ones (read by the reader that was behind)
+ * does not go there: a sleep paired by the reader ahead with a later
+ * waking of its thread was left standing by the run in between, read
+ * after it in order. */
+void trig_watch_held_look(struct trig_watch *w, struct tstate *t,
+			  int32_t tid, uint64_t ts, char ends)
 {
-	if (!t || !w->nreaders ||
-	    !(__atomic_load_n(&t->cold, __ATOMIC_RELAXED) & COLD_HELD))
-		return;
-	hold(w, tid, true);
-	if (t->cold & COLD_HELD)
-		inside_queue(w, t, tid, ts, ends);
-	release(w, tid, true);
+	inside_queue(w, t, tid, ts, ends);
 }
 
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_switch *r, const struct trig_pre *p)
 {
-	held_look(w, p->t[0], r->prev_pid, r->h.ts, 0);
-	held_look(w, p->t[1], r->next_pid, r->h.ts, 'I');
 	on_switch(w, cpu, r, p, true, true);
 }
 
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_wakeup *r, struct tstate *t)
 {
-	held_look(w, t, r->pid, r->h.ts, 'W');
 	on_waking(w, cpu, r, t, true, true);
 }
 

@@ -158,6 +158,7 @@ struct trig_watch {
 	pthread_mutex_t qlock;
 	struct trig_hit queue[QUEUE_MAX];
 	uint8_t qcancel[QUEUE_MAX]; /* 1: a record inside it was read */
+	size_t qncancel;            /* how many are 1 */
 	size_t qhead, qlen; /* qlen atomic for a look without the lock */
 	uint64_t overflow, cancelled;
 	/* with reader threads (trig_watch_readers): per reader, the time
@@ -304,6 +305,19 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm);
 
+/* With reader threads: a record of a thread with a hit held (COLD_HELD)
+ * is looked at against it, under the thread's stripe lock, before it is
+ * handled (watch.c). */
+void trig_watch_held_look(struct trig_watch *w, struct tstate *t,
+			  int32_t tid, uint64_t ts, char ends);
+
+HOT void held_look(struct trig_watch *w, struct tstate *t, int32_t tid,
+		   uint64_t ts, char ends, bool locked)
+{
+	if (locked && __builtin_expect(t->cold & COLD_HELD, 0))
+		trig_watch_held_look(w, t, tid, ts, ends);
+}
+
 /* prev_state as the watch tells it apart: 'R' (running: preempted),
  * 'S', 'D', 0 (other). */
 HOT uint8_t out_state(int64_t st)
@@ -335,6 +349,7 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 	uint64_t ts = r->h.ts;
 
 	hold(w, r->pid, locked);
+	held_look(w, t, r->pid, ts, 'W', locked);
 	if (__builtin_expect(ts >= t->out && t->out >= t->in &&
 			     t->wake <= t->out, 1)) {
 		/* off the CPU since its switch-out, read before: its waking */
@@ -363,6 +378,7 @@ HOT void switch_out(struct trig_watch *w, uint32_t cpu,
 		      (cpu < w->rq_cpus);
 
 	hold(w, r->prev_pid, locked);
+	held_look(w, t, r->prev_pid, ts, 0, locked);
 	if (__builtin_expect(ts >= t->in && t->wake <= ts, 1)) {
 		t->out = ts;
 		t->out_raw = (uint32_t)r->prev_state;
@@ -447,6 +463,7 @@ HOT void switch_in(struct trig_watch *w, uint32_t cpu,
 		   bool rq)
 {
 	hold(w, r->next_pid, locked);
+	held_look(w, t, r->next_pid, r->h.ts, 'I', locked);
 	switch_in_at(w, cpu, r, t, t->in, t->out, t->rq_cpu1, locked, rq);
 	release(w, r->next_pid, locked);
 }
