@@ -749,6 +749,15 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 		episode_check(w, t, c, tid, cpu, 0, comm);
 	} else if (t->wake >= ts && t->wake <= c->p_in) {
 		episode_check(w, t, c, tid, cpu, t->wake, comm);
+	} else if (c->ahead >= ts && c->ahead <= c->p_in) {
+		/* its waking was read ahead, kept for the sleep after the one
+		 * the last waking ended: this one */
+		uint64_t a = c->ahead;
+
+		c->ahead = 0;
+		if (a > t->wake)
+			t->wake = a;
+		episode_check(w, t, c, tid, cpu, a, comm);
 	}
 	/* else its waking is still unread */
 }
