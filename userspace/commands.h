@@ -3,6 +3,8 @@
 #ifndef BTR_COMMANDS_H
 #define BTR_COMMANDS_H
 
+#include <argp.h>
+
 /* Exit statuses shared by every command. */
 enum {
 	EXIT_OK = 0,
@@ -17,5 +19,12 @@ int cmd_stats(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
+
+/* argv (argc words, argv[0] the subcommand's word) parsed by argp, whose
+ * usage and error lines name the program `name` (e.g. "bpftrace-rec
+ * sync"); exits on --help as argp does. 0, or EXIT_USAGE on a bad
+ * command line (said on stderr). */
+int cmd_parse_args(const struct argp *argp, int argc, char **argv,
+		   const char *name, void *input);
 
 #endif

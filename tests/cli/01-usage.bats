@@ -72,6 +72,19 @@ help_glitches() {
 	[ -z "$all" ] || fail "$all"
 }
 
+@test "a bad option of every command exits 64 and names the command as typed" {
+	local c name
+	for c in record sync report dump stats trigger; do
+		name="bpftrace-rec $c"
+		[ "$c" != record ] || name=bpftrace-rec
+		run "$BTR" $c --no-such-option
+		[ "$status" -eq 64 ] || fail "$c: exit $status"
+		[[ "${lines[0]}" == "$name: unrecognized option '--no-such-option'" ]] ||
+			fail "$c: ${lines[0]}"
+		[[ "$output" == *"Try \`$name --help'"* ]] || fail "$c: $output"
+	done
+}
+
 @test "--version prints the version" {
 	run "$BTR" --version
 	[ "$status" -eq 0 ]

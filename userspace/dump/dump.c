@@ -217,26 +217,15 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, "FILE", doc,
 					  NULL, NULL, NULL };
-	char name[] = "bpftrace-rec dump";
 	struct dump_args args = { 0 };
 	struct dump_ctx c = { 0 };
 	struct trace_reader *r;
-	char err[512], **av;
+	char err[512];
 	int status;
 
-	/* argp names the program after argv[0] in its messages. */
-	av = calloc((size_t)argc + 1, sizeof(*av));
-	if (!av) {
-		log_error("out of memory");
-		return EXIT_FAIL;
-	}
-	memcpy(av, argv, sizeof(*av) * (size_t)argc);
-	av[0] = name;
-	argp_err_exit_status = EXIT_USAGE;
-	status = argp_parse(&argp, argc, av, 0, NULL, &args);
-	free(av);
+	status = cmd_parse_args(&argp, argc, argv, "bpftrace-rec dump", &args);
 	if (status)
-		return EXIT_USAGE;
+		return status;
 	if (args.verbose)
 		log_verbosity = 1;
 

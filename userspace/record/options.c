@@ -333,8 +333,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 {
 	static const struct argp argp = { options, parse_opt, "[-- COMMAND [ARG...]]", doc, 0, 0, 0 };
-	char name[] = "bpftrace-rec", *argv0 = argv[0];
-	int i, end = argc, badlen, err;
+	int i, end = argc, badlen;
 	const char *env, *bad;
 
 	memset(o, 0, sizeof(*o));
@@ -366,13 +365,9 @@ int record_opts_parse(int argc, char **argv, struct record_opts *o, bool *done)
 			break;
 		}
 	}
-	/* argp names the program after argv[0] in its messages; record is
-	 * the default command, so `bpftrace-rec record` is bpftrace-rec */
-	argv[0] = name;
-	argp_err_exit_status = EXIT_USAGE;
-	err = argp_parse(&argp, end, argv, 0, NULL, o);
-	argv[0] = argv0;
-	if (err) {
+	/* record is the default command: `bpftrace-rec record` is
+	 * bpftrace-rec */
+	if (cmd_parse_args(&argp, end, argv, "bpftrace-rec", o)) {
 		*done = true;
 		return EXIT_USAGE;
 	}

@@ -476,30 +476,20 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, "FILE", doc,
 					  NULL, NULL, NULL };
-	char name[] = "bpftrace-rec report";
 	struct report_args *a;
-	char **av;
 	int status;
 
 	a = calloc(1, sizeof(*a));
-	av = calloc((size_t)argc + 1, sizeof(*av));
-	if (!a || !av) {
-		free(a);
-		free(av);
+	if (!a) {
 		log_error("out of memory");
 		return EXIT_FAIL;
 	}
 	a->o.top = 20;
 	a->o.wakers_of = 5;
-	/* argp names the program after argv[0] in its messages. */
-	memcpy(av, argv, sizeof(*av) * (size_t)argc);
-	av[0] = name;
-	argp_err_exit_status = EXIT_USAGE;
-	status = argp_parse(&argp, argc, av, 0, NULL, a);
-	free(av);
+	status = cmd_parse_args(&argp, argc, argv, "bpftrace-rec report", a);
 	if (status) {
 		free(a);
-		return EXIT_USAGE;
+		return status;
 	}
 	status = run(a);
 	if (!log_stdout_ok())

@@ -127,19 +127,14 @@ static bool has_loss(const struct stat_table *t)
 int cmd_stats(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, "FILE", doc, 0, 0, 0 };
-	char name[] = "bpftrace-rec stats", *argv0 = argv[0];
 	struct stats_args a = { 0 };
 	struct stat_table t;
 	char err[512];
 	int rc;
 
-	/* argp names the program after argv[0] in its messages. */
-	argv[0] = name;
-	argp_err_exit_status = EXIT_USAGE;
-	rc = argp_parse(&argp, argc, argv, 0, NULL, &a);
-	argv[0] = argv0;
+	rc = cmd_parse_args(&argp, argc, argv, "bpftrace-rec stats", &a);
 	if (rc)
-		return EXIT_USAGE;
+		return rc;
 	if (stat_table_read(&t, a.file, err, sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_FAIL;

@@ -529,7 +529,6 @@ int cmd_sync(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, "IN...", doc,
 					  NULL, NULL, NULL };
-	char name[] = "bpftrace-rec sync", *argv0 = argv[0];
 	struct sync_args a = { .memory_limit = DEFAULT_MEMORY_LIMIT,
 			       .max_extract = DEFAULT_MAX_EXTRACT,
 			       .perf_clock = BTR_CLOCK_MONOTONIC };
@@ -541,11 +540,7 @@ int cmd_sync(int argc, char **argv)
 		log_error("out of memory");
 		return EXIT_FAIL;
 	}
-	/* argp names the program after argv[0] in its messages. */
-	argv[0] = name;
-	argp_err_exit_status = EXIT_USAGE;
-	status = argp_parse(&argp, argc, argv, 0, NULL, &a) ? EXIT_USAGE : 0;
-	argv[0] = argv0;
+	status = cmd_parse_args(&argp, argc, argv, "bpftrace-rec sync", &a);
 	for (i = 0; !status && i < a.n; i++)
 		status = check_input(&a, i);
 	if (!status)

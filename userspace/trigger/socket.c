@@ -428,7 +428,6 @@ int cmd_trigger(int argc, char **argv)
 		"Exit status: 0 when the recorder took it, 1 when it refused it "
 		"or cannot be reached, 64 on a usage error.";
 	static const struct argp argp = { opts, client_opt, "NAME", doc, 0, 0, 0 };
-	char prog[] = "bpftrace-rec trigger", *argv0 = argv[0];
 	struct client_args a = { NULL, TRIG_SOCKET_DEFAULT };
 	struct timeval wait = { CLIENT_WAIT_S, 0 };
 	struct sockaddr_un addr;
@@ -436,13 +435,9 @@ int cmd_trigger(int argc, char **argv)
 	int fd, n, e;
 	ssize_t r;
 
-	/* argp names the program after argv[0] in its messages. */
-	argv[0] = prog;
-	argp_err_exit_status = EXIT_USAGE;
-	e = argp_parse(&argp, argc, argv, 0, NULL, &a);
-	argv[0] = argv0;
+	e = cmd_parse_args(&argp, argc, argv, "bpftrace-rec trigger", &a);
 	if (e)
-		return EXIT_USAGE;
+		return e;
 	if (strlen(a.name) >= LINE_MAX_LEN || strchr(a.name, '\n')) {
 		log_error("bad trigger name '%s'", a.name);
 		return EXIT_USAGE;
