@@ -702,6 +702,50 @@ static void test_held_look_race(void)
 	trig_watch_free(race_w);
 }
 
+/* A thread's free read by a reader ahead of its last records (the free
+ * is in the ring of the CPU that freed it): its state is zeroed, and the
+ * mark of its held hits with it. Reader 1 reads a waking that raced a
+ * sleep and a later waking of the running thread; reader 0 the sleep's
+ * switch-out (paired with the later waking: a false sleep, held); reader
+ * 1 the free; reader 0 the run inside the sleep, which must still cancel
+ * it. */
+static void test_free_read_ahead(void)
+{
+	struct trig_spec spec;
+	struct trig_watch *w;
+	struct btr_switch in0, out, in;
+	struct btr_wakeup k1, k2;
+	struct btr_exit fr;
+	struct trig_hit h[4];
+	uint64_t over = 0;
+	char err[128];
+
+	CHECK_EQ_I64(trig_spec_parse("blocked>5ms", &spec, err, sizeof(err)), 0);
+	w = trig_watch_new(&spec, 1, 2, true);
+	CHECK(w != NULL);
+	if (!w || trig_watch_readers(w, 2))
+		return;
+	in0 = sw(1 * MS, 0, 0, 7);
+	k1 = wk(2 * MS + 35000, 7, 0);
+	k2 = wk(7 * MS, 7, 0);
+	out = sw(2 * MS, 7, 1, 0);
+	in = sw(6 * MS, 0, 0, 7);
+	memset(&fr, 0, sizeof(fr));
+	fr.h.ts = 8 * MS;
+	fr.h.type = BTR_REC_FREE;
+	fr.pid = fr.tgid = 7;
+	FEED(w, 0, in0); /* reader 0 */
+	FEED(w, 1, k1);  /* reader 1, ahead */
+	FEED(w, 1, k2);
+	FEED(w, 0, out); /* reader 0: a sleep of 2 to 7 ms, as paired */
+	FEED(w, 1, fr);  /* reader 1 */
+	FEED(w, 0, in);  /* reader 0: it ran at 6 ms */
+	trig_watch_frontier(w, 0, UINT64_MAX);
+	trig_watch_frontier(w, 1, UINT64_MAX);
+	CHECK_EQ_I64(trig_watch_take(w, h, 4, &over), 0);
+	trig_watch_free(w);
+}
+
 /* The sweep gives back the pages of the thread table whose threads are
  * all freed, and only those: a live thread's state outlives it, a freed
  * thread's tid works again after it. With and without locks, the table
@@ -970,6 +1014,7 @@ int main(void)
 	RUN(test_mute);
 	RUN(test_cancelled_make_room);
 	RUN(test_held_look_race);
+	RUN(test_free_read_ahead);
 	RUN(test_sweep);
 	RUN(test_cpu_limit);
 	RUN(test_rate_parse);

@@ -660,7 +660,12 @@ static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
 
 /* inside_queue with reader threads (`locked`, in the line every record
  * reads): with one reader, nothing to look at, not even the queue's
- * fields (on hackbench, a slow path a few switch-ins in a hundred). */
+ * fields (on hackbench, a slow path a few switch-ins in a hundred).
+ * Whether the thread is marked COLD_HELD or not: a free read ahead of the
+ * thread's last records (another reader's ring) zeroes its state, mark
+ * included, while hits of it are still held, and its late records come
+ * here (held_look alone let 33 false hits through on the replays of
+ * real records that give none with this look). */
 static inline void inside(struct trig_watch *w, struct tstate *t, int32_t tid,
 			  uint64_t ts, char ends)
 {
