@@ -595,6 +595,26 @@ static void test_mute(void)
 	}
 }
 
+/* A watch of the one spec `text` (parsed into *s, which it keeps) on 2
+ * CPUs, as two reader threads use it; NULL, a check failed, if it cannot
+ * be made. */
+static struct trig_watch *two_reader_watch(struct trig_spec *s,
+					   const char *text)
+{
+	struct trig_watch *w;
+	char err[128];
+
+	CHECK_EQ_I64(trig_spec_parse(text, s, err, sizeof(err)), 0);
+	w = trig_watch_new(s, 1, 2, true);
+	CHECK(w != NULL);
+	if (w && trig_watch_readers(w, 2)) {
+		CHECK(!"trig_watch_readers");
+		trig_watch_free(w);
+		w = NULL;
+	}
+	return w;
+}
+
 /* With reader threads, hits wait in the queue (256) for every reader's
  * frontier, and so do the ones behind them that a record read later
  * cancelled: a real wait, held, then 300 preempted waits of 30 ms, each
@@ -608,13 +628,10 @@ static void test_cancelled_make_room(void)
 	struct trig_hit h[4];
 	struct btr_switch out, in, ran;
 	uint64_t over = 0, t;
-	char err[128];
 	int32_t tid;
 
-	CHECK_EQ_I64(trig_spec_parse("latency>20ms", &s, err, sizeof(err)), 0);
-	w = trig_watch_new(&s, 1, 2, true);
-	CHECK(w != NULL);
-	if (!w || trig_watch_readers(w, 2))
+	w = two_reader_watch(&s, "latency>20ms");
+	if (!w)
 		return;
 	out = sw(50 * MS, 998, 0, 0);
 	in = sw(80 * MS, 0, 0, 998);
@@ -674,12 +691,9 @@ static void test_held_look_race(void)
 	struct trig_hit h[4];
 	uint64_t over = 0;
 	pthread_t th;
-	char err[128];
 
-	CHECK_EQ_I64(trig_spec_parse("blocked>5ms", &spec, err, sizeof(err)), 0);
-	race_w = trig_watch_new(&spec, 1, 2, true);
-	CHECK(race_w != NULL);
-	if (!race_w || trig_watch_readers(race_w, 2))
+	race_w = two_reader_watch(&spec, "blocked>5ms");
+	if (!race_w)
 		return;
 	r = sw(1 * MS, 0, 0, 7); /* B: T runs */
 	FEED(race_w, 0, r);
@@ -718,12 +732,9 @@ static void test_free_read_ahead(void)
 	struct btr_exit fr;
 	struct trig_hit h[4];
 	uint64_t over = 0;
-	char err[128];
 
-	CHECK_EQ_I64(trig_spec_parse("blocked>5ms", &spec, err, sizeof(err)), 0);
-	w = trig_watch_new(&spec, 1, 2, true);
-	CHECK(w != NULL);
-	if (!w || trig_watch_readers(w, 2))
+	w = two_reader_watch(&spec, "blocked>5ms");
+	if (!w)
 		return;
 	in0 = sw(1 * MS, 0, 0, 7);
 	k1 = wk(2 * MS + 35000, 7, 0);
