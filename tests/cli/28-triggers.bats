@@ -138,6 +138,10 @@ read_stall() {
 	[ ! -e "$TMP/t.1.pb" ]
 	trig=$(tp_triggers "$TMP/t.pb")
 	[ "$(wc -l <<<"$trig")" = 1 ] # stop: no clone_snapshot_trigger
+	# the mark on the waiting thread's track, as with one reader (with
+	# reader threads its sequence was once refused: no mark)
+	read_stall "$TMP/cmd.out"
+	tp_marks "$TMP/t.pb" | grep -q "^$STALL_TID,[0-9]*,[0-9]*,$LAT: runnable"
 	protoc_decode "$TMP/t.pb"
 	grep -q "trigger_mode: STOP_TRACING" "$TMP/decoded.txt"
 	# it stopped 300 ms after the trigger, before the workload's last 1.5 s

@@ -648,7 +648,7 @@ static int setup(struct recorder *r)
 }
 
 /* Marks the CPUs' sequences as the reader threads' (or back as this
- * thread's once they ended). */
+ * thread's once they ended), and makes this thread's. */
 static int own_cpu_sequences(struct recorder *r, bool owned)
 {
 	uint32_t cpu;
@@ -661,6 +661,11 @@ static int own_cpu_sequences(struct recorder *r, bool owned)
 					      SEQ_FTRACE_BASE + r->ncpus + cpu,
 					      owned);
 	}
+	/* this thread's sequences exist before the readers own theirs: none
+	 * can be added meanwhile (a trigger's first marks, SEQ_TRIGGERS,
+	 * were refused with reader threads) */
+	if (!e && owned && r->trig)
+		e = central_set_owned(r->out.buf, SEQ_TRIGGERS, false);
 	return e;
 }
 
