@@ -185,9 +185,12 @@ check_readers() {
 # ones nearly all the hits one reader reports (99 to 100% in 40 replays
 # of four captures). With the low thresholds the watch's queue of 256
 # held hits may overflow (replay_triggers exits 1): those are counted,
-# not checked. The capture runs at SCHED_FIFO so that the spinners make
-# it drop no records; the load runs as usual.
-@test "trigger watch on real records: two reader threads report no false hit and nearly all of one reader's" {
+# not checked. With runqueue> specs the two readers must fire exactly
+# where one does (before the counts were kept in time order, runqueue>4
+# fired 10 to 61 times on a wakeup load where one reader fires 7). The
+# capture runs at SCHED_FIFO so that the spinners make it drop no
+# records; the load runs as usual.
+@test "trigger watch on real records: two reader threads report no false hit, nearly all of one reader's waits and sleeps, and its runqueue hits exactly" {
 	need_root
 	[ "$(nproc)" -ge 2 ] || fail "two reader threads need 2 CPUs or more; this host has $(nproc)"
 	timeout 60 chrt -f 10 "$TOOLS/capture_raw" -o "$TMP/load.raw" -d 5 -n 2000000 -- \
@@ -196,7 +199,7 @@ check_readers() {
 	cat "$TMP/capture.err"
 	local seed one found specs
 	for seed in 1 2 3; do
-		for specs in "latency>1ms blocked>2ms" "latency>5ms blocked>5ms"; do
+		for specs in "latency>1ms blocked>2ms" "latency>5ms blocked>5ms" "runqueue>1 runqueue>2"; do
 			run "$TOOLS/replay_triggers" -R 2 -s "$seed" -w "${specs% *}" -w "${specs#* }" "$TMP/load.raw"
 			echo "$specs: $output"
 			output=$(grep '^replay_triggers records=' <<<"$output") ||
@@ -211,6 +214,11 @@ check_readers() {
 				fail "seed $seed, $specs: the queue overflowed"
 			[ "$specs" != "latency>5ms blocked>5ms" ] || [ $((found * 100)) -ge $((one * 90)) ] ||
 				fail "seed $seed, $specs: $found of $one hits found"
+			# the runqueue counts, from the rings' notes applied in
+			# time order, fire exactly where one reader's do
+			[ "${specs%%>*}" != runqueue ] || { [ "$(kv overflow)" = 0 ] &&
+				[ "$found" = "$one" ] && [ "$(kv readers)" = "$one" ]; } ||
+				fail "seed $seed, $specs: $(kv readers) hits, $found of one reader's $one"
 		done
 	done
 }

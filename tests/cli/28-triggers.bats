@@ -248,6 +248,24 @@ read_stall() {
 		'btr-busyloop' and s.dur = 0 and s.name like 'runqueue>2%threads waiting on CPU $cpu'")" -ge 1 ]
 }
 
+@test "runqueue>2 with two reader threads: five busy threads on one CPU fire it for that CPU, counted in time order" {
+	need_root
+	[ "$(nproc)" -ge 2 ] || fail "two reader threads need 2 CPUs or more; this host has $(nproc)"
+	local cpu=$(($(nproc) - 1))
+	"$BTR" --readers 2 --trigger 'runqueue>2,comm=btr-busyloop' --trigger-delay 200ms -v \
+		-o "$TMP/t.pb" -- bash -c "for i in 1 2 3 4 5; do taskset -c $cpu '$TOOLS/busyloop' 1 & done; wait" \
+		>"$TMP/cmd.out" 2>"$TMP/rec.err" || fail "record failed: $(cat "$TMP/rec.err")"
+	cat "$TMP/rec.err"
+	grep -q "2 reader threads" "$TMP/rec.err"
+	grep -q "trigger runqueue>2,comm=btr-busyloop fired: tid [0-9]* (btr-busyloop, .*) [3-9] threads waiting on CPU $cpu," "$TMP/rec.err"
+	# every record counted in time order: none applied late
+	! grep -q "runqueue counts out of time order" "$TMP/rec.err" || false
+	[ "$(stat_value "$TMP/t.pb" triggers_fired)" -ge 1 ]
+	[ "$(tp_query "$TMP/t.1.pb" "select count(*) from slice s join thread_track tt
+		on s.track_id = tt.id join thread using (utid) where thread.name =
+		'btr-busyloop' and s.dur = 0 and s.name like 'runqueue>2%threads waiting on CPU $cpu'")" -ge 1 ]
+}
+
 # Starts a recorder with a named trigger on a socket in $TMP; extra
 # options in $@; its pid in REC. stop_recorder ends it (-d only keeps a
 # failed test from hanging: a guest with three on two CPUs took over 20 s

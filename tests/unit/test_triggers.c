@@ -564,7 +564,7 @@ static void mute_case(const char *const *texts, uint32_t n, bool locked,
 	FEED(wt, 0, o1);
 	FEED(wt, 0, w2);
 	FEED(wt, 0, r3); /* 50 ms, after the mute */
-	trig_watch_frontier(wt, 0, UINT64_MAX);
+	trig_watch_frontier(wt, 0, UINT64_MAX, NULL, 0);
 	CHECK_EQ_I64(take(wt, h, 4), queued);
 	for (i = 0; i < (uint32_t)queued && i < 4; i++)
 		CHECK(h[i].end == 350 * MS && h[i].start == 300 * MS);
@@ -652,8 +652,8 @@ static void test_cancelled_make_room(void)
 	in = sw(t + 25 * MS, 0, 0, 999);
 	FEED(w, 0, out);
 	FEED(w, 0, in);
-	trig_watch_frontier(w, 0, UINT64_MAX);
-	trig_watch_frontier(w, 1, UINT64_MAX);
+	trig_watch_frontier(w, 0, UINT64_MAX, NULL, 0);
+	trig_watch_frontier(w, 1, UINT64_MAX, NULL, 0);
 	CHECK_EQ_I64(trig_watch_take(w, h, 4, &over), 2);
 	CHECK_EQ_I64(h[0].tid, 998);
 	CHECK_EQ_I64(h[1].tid, 999);
@@ -710,8 +710,8 @@ static void test_held_look_race(void)
 	pthread_join(th, NULL);
 	r = sw(12 * MS + 100000, 7, 0, 0); /* B: T preempted */
 	FEED(race_w, 0, r);
-	trig_watch_frontier(race_w, 0, UINT64_MAX);
-	trig_watch_frontier(race_w, 1, UINT64_MAX);
+	trig_watch_frontier(race_w, 0, UINT64_MAX, NULL, 0);
+	trig_watch_frontier(race_w, 1, UINT64_MAX, NULL, 0);
 	CHECK_EQ_I64(trig_watch_take(race_w, h, 4, &over), 0);
 	trig_watch_free(race_w);
 }
@@ -751,8 +751,8 @@ static void test_free_read_ahead(void)
 	FEED(w, 0, out); /* reader 0: a sleep of 2 to 7 ms, as paired */
 	FEED(w, 1, fr);  /* reader 1 */
 	FEED(w, 0, in);  /* reader 0: it ran at 6 ms */
-	trig_watch_frontier(w, 0, UINT64_MAX);
-	trig_watch_frontier(w, 1, UINT64_MAX);
+	trig_watch_frontier(w, 0, UINT64_MAX, NULL, 0);
+	trig_watch_frontier(w, 1, UINT64_MAX, NULL, 0);
 	CHECK_EQ_I64(trig_watch_take(w, h, 4, &over), 0);
 	trig_watch_free(w);
 }
@@ -1010,6 +1010,71 @@ static void test_files_unremovable(void)
 	rmdir(dir);
 }
 
+/* runqueue> with reader threads (trigger/rqnotes.c): the counts are kept
+ * from the rings' notes, applied once every reader's frontier is past
+ * them; a reader far behind holds them back until 1M notes wait, then
+ * every note handed over is applied as it is, and counted (the hits
+ * still wait for every reader, as all hits do). */
+static void test_rq_notes(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *w;
+	struct trig_hit h[4];
+	struct btr_wakeup r;
+	const uint32_t ring0 = 0, ring1 = 1;
+	uint64_t n;
+	int32_t t;
+
+	CHECK_EQ_I64(trig_spec_parse("runqueue>2", &s, err, sizeof(err)), 0);
+	w = trig_watch_new(&s, 1, 2, true);
+	if (!w || trig_watch_readers(w, 2)) {
+		CHECK(!"trig_watch_readers");
+		trig_watch_free(w);
+		return;
+	}
+	/* three threads woken onto CPU 1 from ring 0 (reader 0) */
+	for (t = 10; t < 13; t++) {
+		r = wk((uint64_t)t * MS, t, 1);
+		trig_watch_record(w, 0, &r, sizeof(r));
+	}
+	trig_watch_frontier(w, 0, 100 * MS, &ring0, 1);
+	CHECK_EQ_I64(take(w, h, 4), 0); /* reader 1 is not past them */
+	trig_watch_frontier(w, 1, 100 * MS, &ring1, 1);
+	CHECK_EQ_I64(take(w, h, 4), 1);
+	CHECK_EQ_I64(h[0].cpu, 1);
+	CHECK_EQ_I64(h[0].value, 3);
+	CHECK_EQ_I64(h[0].tid, 12);
+	CHECK_EQ_I64(trig_watch_rq_inexact(w), 0);
+	/* reader 1 stays behind: the notes wait, up to 1M of them (two
+	 * threads onto CPU 0, then one of them woken again and again) */
+	r = wk(200 * MS, 13, 0);
+	trig_watch_record(w, 0, &r, sizeof(r));
+	for (n = 0; n < (1u << 20) - 8; n++) {
+		r = wk(201 * MS + n, 14, 0);
+		trig_watch_record(w, 0, &r, sizeof(r));
+	}
+	trig_watch_frontier(w, 0, 2000 * MS, &ring0, 1);
+	CHECK_EQ_I64(take(w, h, 4), 0);
+	CHECK_EQ_I64(trig_watch_rq_inexact(w), 0);
+	/* a third, and past the bound: every note handed over applied */
+	r = wk(2001 * MS, 15, 0);
+	trig_watch_record(w, 0, &r, sizeof(r));
+	for (n = 0; n < 16; n++) {
+		r = wk(2002 * MS + n, 14, 0);
+		trig_watch_record(w, 0, &r, sizeof(r));
+	}
+	trig_watch_frontier(w, 0, 3000 * MS, &ring0, 1);
+	CHECK_EQ_I64(take(w, h, 4), 0); /* its hit held for reader 1 */
+	CHECK(trig_watch_rq_inexact(w) > (1u << 20));
+	trig_watch_frontier(w, 1, 3000 * MS, &ring1, 1);
+	CHECK_EQ_I64(take(w, h, 4), 1);
+	CHECK_EQ_I64(h[0].cpu, 0);
+	CHECK_EQ_I64(h[0].value, 3);
+	CHECK_EQ_I64(h[0].tid, 15);
+	trig_watch_free(w);
+}
+
 int main(void)
 {
 	RUN(test_spec);
@@ -1022,6 +1087,7 @@ int main(void)
 	RUN(test_stale_ahead);
 	RUN(test_around);
 	RUN(test_runqueue);
+	RUN(test_rq_notes);
 	RUN(test_mute);
 	RUN(test_cancelled_make_room);
 	RUN(test_held_look_race);

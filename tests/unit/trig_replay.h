@@ -123,6 +123,41 @@ static inline void replay_readers(struct trig_watch *w,
 	}
 }
 
+/* The rings each reader reads, from the records: reader r's CPUs are
+ * cpus[at[r] .. at[r + 1]). at: nreaders + 1; *cpus allocated (NULL
+ * with no records). 0, or -ENOMEM. */
+static inline int replay_rings(const struct replay_rec *recs, size_t n,
+			       uint32_t nreaders, uint32_t *at,
+			       uint32_t **cpus)
+{
+	uint32_t ncpus = 0, c, r, k = 0, *owner;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ncpus = recs[i].cpu >= ncpus ? recs[i].cpu + 1 : ncpus;
+	owner = malloc((ncpus ? ncpus : 1) * sizeof(*owner));
+	*cpus = malloc((ncpus ? ncpus : 1) * sizeof(**cpus));
+	if (!owner || !*cpus) {
+		free(owner);
+		free(*cpus);
+		*cpus = NULL;
+		return -ENOMEM;
+	}
+	for (c = 0; c < ncpus; c++)
+		owner[c] = UINT32_MAX;
+	for (i = 0; i < n; i++)
+		owner[recs[i].cpu] = recs[i].reader;
+	for (r = 0; r < nreaders; r++) {
+		at[r] = k;
+		for (c = 0; c < ncpus; c++)
+			if (owner[c] == r)
+				(*cpus)[k++] = c;
+	}
+	at[nreaders] = k;
+	free(owner);
+	return 0;
+}
+
 /* Feeds recs[0..n) (in time order) to w a pass at a time, the passes
  * ending at multiples of `pass` ns: in time order with one reader
  * (nreaders 1, hits taken every 40 records), else as nreaders reader
@@ -134,11 +169,15 @@ static inline int replay_passes(struct trig_watch *w,
 				struct replay_hits *t)
 {
 	size_t i = 0, end, *at = calloc(nreaders, sizeof(*at));
+	uint32_t *rat = calloc(nreaders + 1, sizeof(*rat)), *cpus = NULL;
 	uint64_t now;
 	uint32_t r;
 
-	if (!at)
+	if (!at || !rat || replay_rings(recs, n, nreaders, rat, &cpus)) {
+		free(at);
+		free(rat);
 		return -ENOMEM;
+	}
 	for (now = n ? (recs[0].ts / pass + 1) * pass : 0; i < n;
 	     now += pass) {
 		for (end = i; end < n && recs[end].ts <= now; end++)
@@ -155,13 +194,17 @@ static inline int replay_passes(struct trig_watch *w,
 		}
 		i = end;
 		for (r = 0; r < nreaders; r++)
-			trig_watch_frontier(w, r, now);
+			trig_watch_frontier(w, r, now, &cpus[rat[r]],
+					    rat[r + 1] - rat[r]);
 		replay_take(w, t);
 	}
 	for (r = 0; r < nreaders; r++)
-		trig_watch_frontier(w, r, UINT64_MAX);
+		trig_watch_frontier(w, r, UINT64_MAX, &cpus[rat[r]],
+				    rat[r + 1] - rat[r]);
 	replay_take(w, t);
 	free(at);
+	free(rat);
+	free(cpus);
 	if (!t->err)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_hit);
 	return t->err;

@@ -417,7 +417,7 @@ static int reader_pass_done(void *ctx, int records)
 		 * (this pass began after it): hits that end before it may go */
 		uint64_t now = clocks_boottime_ns();
 
-		trig_watch_frontier(r->watch, rc->id, rc->last_pass);
+		trig_watch_frontier(r->watch, rc->id, rc->last_pass, cpus, n);
 		rc->last_pass = now;
 	}
 	if (!records)

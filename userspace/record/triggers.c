@@ -438,6 +438,11 @@ void rec_triggers_log(const struct rec_triggers *t)
 			  kib, paged ? "pages of 4096 threads mapped as seen"
 				     : "one table of address space",
 			  (unsigned long long)t->swept);
+		if (trig_watch_rq_inexact(t->watch))
+			log_debug("%llu records applied to the runqueue counts "
+				  "out of time order (a reader thread far behind "
+				  "the others) or not at all (out of memory)",
+				  (unsigned long long)trig_watch_rq_inexact(t->watch));
 		if (trig_watch_cancelled(t->watch))
 			log_debug("%llu trigger conditions dropped: with reader "
 				  "threads, a record from inside them was read "

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "trigger/rqnotes.h"
 #include "util/log.h"
 
 /* The range of a queue's counts (rq_gain) in which a gain changes no
@@ -87,6 +88,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	pthread_mutex_init(&w->qlock, NULL);
 	pthread_mutex_init(&w->page_lock, NULL);
 	pthread_mutex_init(&w->rq_lock, NULL);
+	pthread_mutex_init(&w->notes_lock, NULL);
 	/* BTR_TEST_WATCH_PAGED=1: the paged table, as where the one table
 	 * is refused (tests) */
 	w->table = MAP_FAILED;
@@ -142,6 +144,8 @@ void trig_watch_free(struct trig_watch *w)
 	pthread_mutex_destroy(&w->qlock);
 	pthread_mutex_destroy(&w->page_lock);
 	pthread_mutex_destroy(&w->rq_lock);
+	rqnotes_free(w);
+	pthread_mutex_destroy(&w->notes_lock);
 	free(w->rq1);
 	free(w->rq_base);
 	free(w->frontier);
@@ -203,18 +207,31 @@ static void push(struct trig_watch *w, const struct trig_hit *h)
 int trig_watch_readers(struct trig_watch *w, uint32_t n)
 {
 	free(w->frontier);
+	rqnotes_free(w);
 	w->nreaders = 0;
 	w->frontier = n > 1 ? calloc(n, sizeof(*w->frontier)) : NULL;
 	if (n > 1 && !w->frontier)
+		return -ENOMEM;
+	/* the runqueue counts from the rings' notes, merged in time order */
+	if (n > 1 && w->rq_cpus && rqnotes_init(w))
 		return -ENOMEM;
 	w->nreaders = n > 1 ? n : 0;
 	return 0;
 }
 
-void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts)
+void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts,
+			 const uint32_t *cpus, uint32_t n)
 {
-	if (reader < w->nreaders)
-		__atomic_store_n(&w->frontier[reader], ts, __ATOMIC_RELEASE);
+	if (reader >= w->nreaders)
+		return;
+	if (w->notes)
+		rqnotes_hand(w, cpus, n);
+	__atomic_store_n(&w->frontier[reader], ts, __ATOMIC_RELEASE);
+}
+
+uint64_t trig_watch_rq_inexact(struct trig_watch *w)
+{
+	return w->notes ? rqnotes_inexact(w) : 0;
 }
 
 uint64_t trig_watch_cancelled(struct trig_watch *w)
@@ -289,12 +306,18 @@ size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 	}
 	if (w->nreaders)
 		past = past > FRONTIER_SLACK ? past - FRONTIER_SLACK : 0;
+	if (w->notes)
+		rqnotes_apply(w, past);
 	return take_before(w, out, max, overflow, past);
 }
 
 size_t trig_watch_take_rest(struct trig_watch *w, struct trig_hit *out,
 			    size_t max, uint64_t *overflow)
 {
+	if (w->notes) { /* the readers stopped: every ring's notes */
+		rqnotes_hand(w, NULL, 0);
+		rqnotes_apply(w, UINT64_MAX);
+	}
 	return take_before(w, out, max, overflow, UINT64_MAX);
 }
 
@@ -865,16 +888,23 @@ void trig_watch_held_look(struct trig_watch *w, struct tstate *t,
 void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_switch *r, const struct trig_pre *p)
 {
+	if (w->notes)
+		rqnotes_switch(w, cpu, r);
 	on_switch(w, cpu, r, p, true, true);
 }
 
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_wakeup *r, struct tstate *t)
 {
+	if (w->notes)
+		rqnotes_waking(w, cpu, r);
 	on_waking(w, cpu, r, t, true, true);
 }
 
-void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t)
+void trig_watch_freed(struct trig_watch *w, uint32_t cpu,
+		      const struct btr_exit *r, struct tstate *t)
 {
-	on_free(w, tid, t, w->locked);
+	if (w->notes)
+		rqnotes_exit(w, cpu, r->pid, r->h.ts);
+	on_free(w, r->pid, t, w->locked);
 }

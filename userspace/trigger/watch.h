@@ -52,7 +52,8 @@ void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_switch *r, const struct trig_pre *p);
 void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
 		       const struct btr_wakeup *r, struct tstate *t);
-void trig_watch_freed(struct trig_watch *w, int32_t tid, struct tstate *t);
+void trig_watch_freed(struct trig_watch *w, uint32_t cpu,
+		      const struct btr_exit *r, struct tstate *t);
 
 #include "trigger/watch_hot.h"
 
@@ -146,8 +147,7 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
 		e = enc.any(ctx, rec, len);
 		if (!e && p.t[0])
-			trig_watch_freed(w, ((const struct btr_exit *)rec)->pid,
-					 p.t[0]);
+			trig_watch_freed(w, cpu, rec, p.t[0]);
 		return e;
 	}
 	return enc.any(ctx, rec, len);
@@ -217,10 +217,17 @@ static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
  * record shows the pairing was not one wait or sleep. Call before the
  * readers start, on a watch made `locked`; 0 or -ENOMEM. */
 int trig_watch_readers(struct trig_watch *w, uint32_t n);
-/* Reader `reader` has read every record of its rings older than ts. */
-void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts);
+/* Reader `reader` has read every record of its rings, cpus[0..n),
+ * older than ts. With a runqueue spec the counts are kept from notes of
+ * the rings' records, applied in time order once every reader is past
+ * them (trigger/rqnotes.h): the rings are what it hands over. */
+void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts,
+			 const uint32_t *cpus, uint32_t n);
 /* Hits dropped so far because a record inside them was read late. */
 uint64_t trig_watch_cancelled(struct trig_watch *w);
+/* Records applied to the runqueue counts out of time order (a reader
+ * far behind the others) or not at all (out of memory). */
+uint64_t trig_watch_rq_inexact(struct trig_watch *w);
 
 /* Moves up to max queued hits into out, oldest first; returns how many.
  * *overflow (added to) counts hits the queue had no room for. With

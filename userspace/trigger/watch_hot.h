@@ -12,6 +12,7 @@
 #include "record.h"
 #include "trigger/spec.h"
 
+struct keyheap_ent;
 struct trig_hit;
 struct tstate;
 
@@ -166,6 +167,17 @@ struct trig_watch {
 	 * out once every reader is past its end */
 	uint64_t *frontier;
 	uint32_t nreaders;
+	/* with reader threads and a runqueue spec (trigger/rqnotes.c, which
+	 * then keeps the counts): per CPU, its ring's notes; per tid, the
+	 * queue the notes put it on; the rings in a merge (a heap); notes
+	 * handed over and not applied yet; notes applied out of order or
+	 * lost; the lock of the handed-over notes */
+	struct rq_journal *notes;
+	uint32_t *note_state;
+	struct keyheap_ent *note_heap;
+	size_t notes_pending;
+	uint64_t notes_forced, notes_lost;
+	pthread_mutex_t notes_lock;
 };
 
 /* The hot path below is written once and compiled for one reader (no
@@ -331,6 +343,8 @@ HOT uint8_t out_state(int64_t st)
 HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
 		  int32_t qcpu, uint64_t ts, const char *comm, bool locked)
 {
+	if (locked && w->notes)
+		return; /* the queues from the notes (rqnotes.c) */
 	if ((uint32_t)qcpu < w->rq_cpus) {
 		rq_leave(w, t, locked);
 		t->rq_cpu1 = (uint16_t)(qcpu + 1);
