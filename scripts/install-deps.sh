@@ -7,7 +7,7 @@ set -eu
 
 PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 protobuf-c-compiler libprotobuf-c-dev protobuf-compiler libjson-c-dev
-libarchive-dev libcap-dev libdw-dev libzstd-dev nettle-dev libbz2-dev bats jq linux-perf rt-tests bpftrace procps time
+libarchive-dev libcap-dev libdw-dev libzstd-dev nettle-dev libbz2-dev bats jq linux-perf rt-tests bpftrace procps time strace
 libclang-rt-14-dev util-linux mount e2fsprogs libprotobuf32 zlib1g"
 
 missing=""
