@@ -30,7 +30,10 @@ int rqnotes_init(struct trig_watch *w)
 	void *m;
 
 	w->notes = aligned_alloc(_Alignof(struct rq_journal),
-				 (size_t)w->ncpus * sizeof(*w->notes));
+				 (size_t)(w->ncpus ? w->ncpus : 1) *
+					 sizeof(*w->notes));
+	if (w->notes) /* rqnotes_free reads it */
+		memset(w->notes, 0, (size_t)w->ncpus * sizeof(*w->notes));
 	w->note_heap = calloc(w->ncpus ? w->ncpus : 1,
 			      sizeof(*w->note_heap));
 	m = mmap(NULL, NOTE_STATE_BYTES, PROT_READ | PROT_WRITE,
@@ -40,7 +43,6 @@ int rqnotes_init(struct trig_watch *w)
 		rqnotes_free(w);
 		return -ENOMEM;
 	}
-	memset(w->notes, 0, (size_t)w->ncpus * sizeof(*w->notes));
 	return 0;
 }
 
