@@ -170,13 +170,14 @@ static uint32_t *state_of(struct trig_watch *w, int32_t tid)
 						    : NULL;
 }
 
-/* The thread leaves the queue it is counted on. */
+/* The thread leaves the queue it is counted on. The counts are this
+ * thread's alone (under notes_lock): plain, as with one reader. */
 static void leave(struct trig_watch *w, uint32_t *s)
 {
 	uint32_t q1 = *s & NS_QUEUE;
 
 	if (q1)
-		__atomic_sub_fetch(&w->rq1[q1].m, 1, __ATOMIC_RELAXED);
+		w->rq1[q1].m--;
 	*s &= ~NS_QUEUE;
 }
 
@@ -188,7 +189,7 @@ static void join(struct trig_watch *w, uint32_t *s, int32_t tid,
 		return;
 	leave(w, s);
 	*s |= cpu + 1;
-	rq_gain(w, cpu + 1, tid, ts, comm, true);
+	rq_gain(w, cpu + 1, tid, ts, comm, false);
 }
 
 static void apply(struct trig_watch *w, const struct rq_note *n)

@@ -487,7 +487,10 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 	int32_t n, was;
 	uint32_t i, width;
 
-	if (w->locked)
+	/* (with the notes, only the main thread counts, under notes_lock) */
+	bool lock = w->locked && !w->notes;
+
+	if (lock)
 		pthread_mutex_lock(&w->rq_lock);
 	base = w->rq_base[cpu];
 	was = n = (int32_t)(__atomic_load_n(&q->m, __ATOMIC_RELAXED) +
@@ -526,7 +529,7 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 			   __ATOMIC_RELAXED);
 	w->rq_base[cpu] = nbase;
 	__atomic_store_n(&q->width, width, __ATOMIC_RELAXED);
-	if (w->locked)
+	if (lock)
 		pthread_mutex_unlock(&w->rq_lock);
 }
 
