@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "trigger/watch.h"
+#include "util/grow.h"
 #include "util/keyheap.h"
 
 /* Notes handed over and waiting for a slow reader, at most (40 bytes
@@ -66,19 +67,8 @@ void rqnotes_free(struct trig_watch *w)
 /* Room for k more notes in v; false: out of memory. */
 static bool room(struct rq_notes *v, size_t k)
 {
-	struct rq_note *nv;
-	size_t cap = v->cap ? v->cap : 256;
-
-	if (v->n + k <= v->cap)
-		return true;
-	while (cap < v->n + k)
-		cap *= 2;
-	nv = realloc(v->v, cap * sizeof(*nv));
-	if (!nv)
-		return false;
-	v->v = nv;
-	v->cap = cap;
-	return true;
+	return !grow_array((void **)&v->v, &v->cap, v->n + k, sizeof(*v->v),
+			   256);
 }
 
 /* A new note of CPU cpu's ring (NULL: out of memory, counted). */
@@ -106,8 +96,7 @@ void rqnotes_switch(struct trig_watch *w, uint32_t cpu,
 	*n = (struct rq_note){ .ts = r->h.ts, .tid = r->prev_pid,
 			       .next = r->next_pid, .cpu = cpu,
 			       .kind = RQ_NOTE_SWITCH,
-			       .preempted = !(r->prev_state &
-					      ~(int64_t)STATE_PREEMPTED) };
+			       .preempted = out_state(r->prev_state) == 'R' };
 	memcpy(n->comm, r->prev_comm, TRIG_COMM_LEN);
 }
 
