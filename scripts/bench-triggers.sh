@@ -26,7 +26,8 @@
 #
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
 # main's build before triggers). Environment: OUT (build folder), BTR_BIN,
-# MODE (side, the default, or alone), ROUNDS (default 8), WORKLOADS (default
+# MODE (side, the default, or alone), REC_ARGS (options both recorders
+# take, e.g. "--readers 2"), ROUNDS (default 8), WORKLOADS (default
 # "pipe hackbench"), BUFFER, PIPE_LOOPS
 # (default 500000), HACKBENCH_ARGS (default -g 4 -l 5000: with -l 1000 a
 # run was some 110K events, 15 ms of the reader's CPU, and what a round
@@ -63,6 +64,7 @@ fi
 # the measured window (what a snapshot costs is the SIGUSR1 path's, not a
 # cost per event), the fired ones are counted.
 read -r -a HB_ARGS <<<"$HACKBENCH_ARGS"
+read -r -a EXTRA <<<"${REC_ARGS:-}"
 BUFFER=${BUFFER:-2M}
 WORKLOADS=${WORKLOADS:-pipe hackbench}
 check_workloads
@@ -87,7 +89,7 @@ start_rec() {
 	local kind=$1 bin=$BIN args=() _ pid=
 	[ "$kind" = base ] && bin=$BASE
 	[ "$kind" = triggers ] && args=("${TRIGGERS[@]}")
-	"$bin" "${args[@]}" -b "$BUFFER" -o "$WORK/$kind.pb" >"$WORK/$kind.log" 2>&1 &
+	"$bin" "${args[@]}" ${EXTRA[@]+"${EXTRA[@]}"} -b "$BUFFER" -o "$WORK/$kind.pb" >"$WORK/$kind.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do
 		grep -Eq '^CapEff:[[:space:]]+00000000000[08]000[01]$' /proc/"$pid"/status 2>/dev/null && break

@@ -175,50 +175,38 @@ check_readers() {
 # load's ring records (the real BPF programs), and replay_triggers feeds
 # them through the trigger watch as one reader reads them (in time
 # order: the reference) and as two reader threads do (each CPU's ring its
-# own reader's, the readers apart by up to a pass, hits held until both
-# frontiers pass them). On 2 CPUs two processes that ping-pong beside two
-# spinners give hundreds of waits and sleeps over a few ms in 5 s. Over 3
-# seeds of the readers' turns the two readers must report no hit the one
-# does not, with thresholds low enough to pair many short sleeps (1 and 2
-# ms: of 6 captures of this load, 3 gave false hits before a switch
-# inside an episode kept apart ended or restarted it), and with 5 ms
-# ones nearly all the hits one reader reports (99 to 100% in 40 replays
-# of four captures). With the low thresholds the watch's queue of 256
-# held hits may overflow (replay_triggers exits 1): those are counted,
-# not checked. With runqueue> specs the two readers must fire exactly
-# where one does (before the counts were kept in time order, runqueue>4
-# fired 10 to 61 times on a wakeup load where one reader fires 7). The
-# capture runs at SCHED_FIFO so that the spinners make it drop no
-# records; the load runs as usual.
-@test "trigger watch on real records: two reader threads report no false hit, nearly all of one reader's waits and sleeps, and its runqueue hits exactly" {
+# own reader's, the readers apart by up to a pass: their records noted,
+# and watched by the main thread in time order once both frontiers pass
+# them). On 2 CPUs two processes that ping-pong beside two spinners give
+# hundreds of waits and sleeps over a few ms in 5 s. Over 3 seeds of the
+# readers' turns the two readers must report exactly the hits of the one
+# reader, none watched out of order, with thresholds low enough to pair
+# many short sleeps (1 and 2 ms), with 5 ms ones, and with runqueue> specs
+# (before the notes, the readers' watch paired records as each read
+# them: false sleeps on 3 of 6 captures at 1 and 2 ms, 99 to 100% of the
+# hits at 5 ms, and runqueue>4 fired 10 to 61 times where one reader
+# fires 7). The capture runs at SCHED_FIFO so that the spinners make it
+# drop no records; the load runs as usual.
+@test "trigger watch on real records: two reader threads report exactly one reader's hits" {
 	need_root
 	[ "$(nproc)" -ge 2 ] || fail "two reader threads need 2 CPUs or more; this host has $(nproc)"
 	timeout 60 chrt -f 10 "$TOOLS/capture_raw" -o "$TMP/load.raw" -d 5 -n 2000000 -- \
 		chrt -o 0 sh -c "'$TOOLS/busyloop' 3 & '$TOOLS/busyloop' 3 & '$TOOLS/pingpong' 30000; wait" \
 		>/dev/null 2>"$TMP/capture.err" 3>&- || fail "capture_raw failed: $(cat "$TMP/capture.err")"
 	cat "$TMP/capture.err"
-	local seed one found specs
+	local seed one specs
 	for seed in 1 2 3; do
 		for specs in "latency>1ms blocked>2ms" "latency>5ms blocked>5ms" "runqueue>1 runqueue>2"; do
 			run "$TOOLS/replay_triggers" -R 2 -s "$seed" -w "${specs% *}" -w "${specs#* }" "$TMP/load.raw"
 			echo "$specs: $output"
+			[ "$status" -eq 0 ] || fail "replay_triggers -s $seed failed (1: hits lost to the queue)"
 			output=$(grep '^replay_triggers records=' <<<"$output") ||
 				fail "replay_triggers -s $seed printed no result"
-			# 1 only with hits lost to the queue
-			[ "$status" -eq 0 ] || { [ "$status" -eq 1 ] && [ "$(kv overflow)" -gt 0 ]; } ||
-				fail "replay_triggers -s $seed failed"
-			one=$(kv one) found=$(kv found)
-			[ "$(kv false)" = 0 ] || fail "seed $seed, $specs: $(kv false) false hits"
+			one=$(kv one)
 			[ "$one" -ge 50 ] || fail "only $one hits with one reader ($specs): the load tests nothing"
-			[ "$specs" != "latency>5ms blocked>5ms" ] || [ "$(kv overflow)" = 0 ] ||
-				fail "seed $seed, $specs: the queue overflowed"
-			[ "$specs" != "latency>5ms blocked>5ms" ] || [ $((found * 100)) -ge $((one * 90)) ] ||
-				fail "seed $seed, $specs: $found of $one hits found"
-			# the runqueue counts, from the rings' notes applied in
-			# time order, fire exactly where one reader's do
-			[ "${specs%%>*}" != runqueue ] || { [ "$(kv overflow)" = 0 ] &&
-				[ "$found" = "$one" ] && [ "$(kv readers)" = "$one" ]; } ||
-				fail "seed $seed, $specs: $(kv readers) hits, $found of one reader's $one"
+			[ "$(kv overflow)" = 0 ] && [ "$(kv inexact)" = 0 ] && [ "$(kv false)" = 0 ] &&
+				[ "$(kv found)" = "$one" ] && [ "$(kv readers)" = "$one" ] ||
+				fail "seed $seed, $specs: $(kv readers) hits, $(kv found) of one reader's $one, $(kv false) false, $(kv inexact) inexact, $(kv overflow) overflowed"
 		done
 	done
 }

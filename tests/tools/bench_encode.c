@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 		if (floor_table == MAP_FAILED)
 			goto cleanup;
 	}
-	if (nspecs && !(watch = trig_watch_new(specs, nspecs, ncpus, false)))
+	if (nspecs && !(watch = trig_watch_new(specs, nspecs, ncpus)))
 		goto cleanup;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		enc[cpu] = bundle_enc_new(cpu, SEQ_FTRACE_BASE + cpu,

@@ -1,5 +1,5 @@
-/* Measures the trigger watch with reader threads (trigger/watch.h: held
- * hits, trig_watch_readers and trig_watch_frontier) on real scheduler
+/* Measures the trigger watch with reader threads (trigger/watch.h:
+ * trig_watch_readers and trig_watch_frontier, the notes) on real scheduler
  * records: replays a file of ring records captured by capture_raw (the
  * real BPF programs' records, each with its CPU) through the watch of
  * the SPECs twice, and compares the hits.
@@ -18,21 +18,21 @@
  *       run and every reader's frontier set at each pass's end.
  * No spec is ever muted (the recorder mutes one while its action is
  * due): every hit is counted, and held in the watch's queue (256 hits)
- * until every reader's frontier has passed it. On a busy load with low
+ * until it is taken. On a busy load with low
  * thresholds more than that end within a pass: -T K/J watches only the
  * threads whose tid % K is J, the others' records read all the same but
  * their tids made 0 (the idle tasks', which the watch leaves alone), so
  * that each thread's hits are what they are with all of them (a
  * runqueue spec counts the threads watched only); the K runs of J = 0
  * to K-1 watch every thread once. Prints
- *   replay_triggers records=N one=H1 readers=H2 found=F false=X missed=M overflow=O cancelled=C cpus=C nreaders=R seed=S
+ *   replay_triggers records=N one=H1 readers=H2 found=F false=X missed=M overflow=O inexact=I cpus=C nreaders=R seed=S
  * and a line `spec=I SPEC one= readers= found= false= missed=` for each
  * SPEC: found are (b)'s hits equal to one of (a)'s (spec, thread, start
  * and end), false those that are not (each also on stderr, with (a)'s
  * hits of its thread that overlap it), missed = H1 - found (on stderr
  * with -v); overflow the hits the watch's queue had no room for in
- * either run, cancelled those (b) dropped because a record inside them
- * was read late. Exits 0 when the comparison ran (the numbers are the
+ * either run, inexact the records (b) watched out of time order or not at
+ * all (trig_watch_inexact). Exits 0 when the comparison ran (the numbers are the
  * caller's to judge), 1 when the queue overflowed (the comparison would
  * be of lost hits) or on a bad or unreadable file, naming where, 64 on
  * usage errors. */
@@ -193,13 +193,12 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 /* Replays the records as `nreaders` readers read them (1: the one
- * reader's configuration, unlocked); the hits into *t. */
+ * reader's configuration); the hits into *t. */
 static int replay(const struct trig_spec *specs, uint32_t nspecs,
 		  const struct raw *raw, uint32_t nreaders, uint64_t seed,
-		  struct replay_hits *t, uint64_t *cancelled)
+		  struct replay_hits *t, uint64_t *inexact)
 {
-	struct trig_watch *w = trig_watch_new(specs, nspecs, raw->ncpus,
-					      nreaders > 1);
+	struct trig_watch *w = trig_watch_new(specs, nspecs, raw->ncpus);
 	uint64_t rng = seed;
 	int e;
 
@@ -208,7 +207,7 @@ static int replay(const struct trig_spec *specs, uint32_t nspecs,
 		return -ENOMEM;
 	}
 	e = replay_passes(w, raw->recs, raw->n, nreaders, PASS, &rng, t);
-	*cancelled = trig_watch_cancelled(w);
+	*inexact = trig_watch_inexact(w);
 	trig_watch_free(w);
 	return e;
 }
@@ -291,7 +290,7 @@ int main(int argc, char **argv)
 	struct replay_hits one = { 0 }, rd = { 0 };
 	struct raw raw = { 0 };
 	const char *path = NULL;
-	uint64_t seed = 1, cancelled = 0, unused;
+	uint64_t seed = 1, inexact = 0, unused;
 	unsigned long long v;
 	size_t k;
 	uint32_t nspecs = 0, nreaders = 2, i, mod = 1, rem = 0;
@@ -359,20 +358,20 @@ int main(int argc, char **argv)
 		raw.recs[k].reader = (uint32_t)((uint64_t)raw.recs[k].cpu *
 						nreaders / raw.ncpus);
 	if (replay(specs, nspecs, &raw, 1, seed, &one, &unused) ||
-	    replay(specs, nspecs, &raw, nreaders, seed, &rd, &cancelled)) {
+	    replay(specs, nspecs, &raw, nreaders, seed, &rd, &inexact)) {
 		fprintf(stderr, "replay_triggers: out of memory\n");
 		goto cleanup;
 	}
 	memset(tally, 0, sizeof(tally));
 	compare(&one, &rd, names, verbose, tally, nspecs);
-	printf("replay_triggers records=%zu one=%llu readers=%llu found=%llu false=%llu missed=%llu overflow=%llu cancelled=%llu cpus=%u nreaders=%u seed=%llu\n",
+	printf("replay_triggers records=%zu one=%llu readers=%llu found=%llu false=%llu missed=%llu overflow=%llu inexact=%llu cpus=%u nreaders=%u seed=%llu\n",
 	       raw.n, (unsigned long long)tally[nspecs].one,
 	       (unsigned long long)tally[nspecs].readers,
 	       (unsigned long long)tally[nspecs].found,
 	       (unsigned long long)tally[nspecs].false_,
 	       (unsigned long long)(tally[nspecs].one - tally[nspecs].found),
 	       (unsigned long long)(one.over + rd.over),
-	       (unsigned long long)cancelled, raw.ncpus, nreaders,
+	       (unsigned long long)inexact, raw.ncpus, nreaders,
 	       (unsigned long long)seed);
 	for (i = 0; i < nspecs; i++)
 		printf("spec=%u %s one=%llu readers=%llu found=%llu false=%llu missed=%llu\n",

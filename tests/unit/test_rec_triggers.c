@@ -94,7 +94,7 @@ static void test_stop_merges(void)
 	CHECK(o.trigger_stop);
 	coll_init(&data);
 	coll_init(&trailer);
-	t = rec_triggers_new(&o, 2, false, &data.sink, err, sizeof(err));
+	t = rec_triggers_new(&o, 2, &data.sink, err, sizeof(err));
 	CHECK(t != NULL);
 	if (!t)
 		return;

@@ -161,7 +161,7 @@ static inline int replay_rings(const struct replay_rec *recs, size_t n,
 /* Feeds recs[0..n) (in time order) to w a pass at a time, the passes
  * ending at multiples of `pass` ns: in time order with one reader
  * (nreaders 1, hits taken every 40 records), else as nreaders reader
- * threads do (replay_readers; w made `locked`, trig_watch_readers
+ * threads do (replay_readers; trig_watch_readers
  * called). The hits into *t, sorted (cmp_hit). 0, or -ENOMEM. */
 static inline int replay_passes(struct trig_watch *w,
 				const struct replay_rec *recs, size_t n,

@@ -567,8 +567,8 @@ static int setup(struct recorder *r)
 		      record_opts_kstacks(&r->o));
 	r->ncpus = capture_ncpus(r->cap);
 	if (r->o.ntriggers &&
-	    !(r->trig = rec_triggers_new(&r->o, r->ncpus, r->nreaders > 1,
-					 r->data, err, sizeof(err)))) {
+	    !(r->trig = rec_triggers_new(&r->o, r->ncpus, r->data, err,
+					 sizeof(err)))) {
 		log_error("%s", err);
 		return -EINVAL;
 	}
@@ -622,10 +622,11 @@ static int setup(struct recorder *r)
 	}
 	for (k = 0; k < r->nreaders; k++)
 		ctxs[k] = &r->rctx[k];
-	/* with --trigger, a reader's rings are read in time order across
-	 * them: the watch pairs a thread's records from several rings (a
-	 * waking in the waker's CPU's, its run in its own) */
-	ops.time_order = r->watch != NULL;
+	/* with --trigger and one reader, the rings are read in time order
+	 * across them: the watch pairs a thread's records from several rings
+	 * (a waking in the waker's CPU's, its run in its own). Reader threads
+	 * note the records instead, and the main thread merges the notes */
+	ops.time_order = r->watch != NULL && r->nreaders <= 1;
 	r->readers = readers_new(capture_rings(r->cap), r->nreaders, &ops,
 				 ctxs, err, sizeof(err));
 	free(ctxs);

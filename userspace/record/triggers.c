@@ -54,7 +54,7 @@ struct rec_triggers {
 _Static_assert(CPUS_MAX <= TRIG_CPUS_MAX, "the trigger watch takes CPUS_MAX");
 
 struct rec_triggers *rec_triggers_new(const struct record_opts *o,
-				      uint32_t ncpus, bool threaded,
+				      uint32_t ncpus,
 				      struct packet_sink *data, char *err,
 				      size_t errlen)
 {
@@ -75,7 +75,7 @@ struct rec_triggers *rec_triggers_new(const struct record_opts *o,
 	}
 	if (trig_rate_init(&t->rate, o->trigger_max, o->trigger_window_ns) ||
 	    (watched && !(t->watch = trig_watch_new(o->triggers, o->ntriggers,
-						     ncpus, threaded)))) {
+						     ncpus)))) {
 		snprintf(err, errlen, "out of memory");
 		rec_triggers_free(t);
 		return NULL;
@@ -382,15 +382,19 @@ static int emit_counts(struct rec_triggers *t, struct packet_sink *to,
 		"bpftrace_rec.triggers_refused",
 		"bpftrace_rec.trigger_snapshots_removed",
 		"bpftrace_rec.triggers_merged",
+		"bpftrace_rec.trigger_records_inexact",
 	};
 	uint64_t v[] = { t->fired, t->suppressed, t->refused, t->files.removed,
-			 t->merged };
+			 t->merged, t->watch ? trig_watch_inexact(t->watch) : 0 };
 	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
-	Perfetto__Protos__TraceAttributes__Attribute a[5], *ap[5];
+	Perfetto__Protos__TraceAttributes__Attribute a[6], *ap[6];
 	size_t i;
 
-	for (i = 0; i < 5; i++) {
+	_Static_assert(sizeof(keys) / sizeof(keys[0]) == 6 &&
+			       sizeof(v) / sizeof(v[0]) == 6,
+		       "a value a key");
+	for (i = 0; i < 6; i++) {
 		perfetto__protos__trace_attributes__attribute__init(&a[i]);
 		a[i].key = (char *)keys[i];
 		a[i].value_case =
@@ -398,7 +402,7 @@ static int emit_counts(struct rec_triggers *t, struct packet_sink *to,
 		a[i].long_value = (int64_t)v[i];
 		ap[i] = &a[i];
 	}
-	ta.n_attribute = 5;
+	ta.n_attribute = 6;
 	ta.attribute = ap;
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
 	p.trace_attributes = &ta;
@@ -438,16 +442,11 @@ void rec_triggers_log(const struct rec_triggers *t)
 			  kib, paged ? "pages of 4096 threads mapped as seen"
 				     : "one table of address space",
 			  (unsigned long long)t->swept);
-		if (trig_watch_rq_inexact(t->watch))
-			log_debug("%llu records applied to the runqueue counts "
+		if (trig_watch_inexact(t->watch))
+			log_debug("%llu records watched for trigger conditions "
 				  "out of time order (a reader thread far behind "
 				  "the others) or not at all (out of memory)",
-				  (unsigned long long)trig_watch_rq_inexact(t->watch));
-		if (trig_watch_cancelled(t->watch))
-			log_debug("%llu trigger conditions dropped: with reader "
-				  "threads, a record from inside them was read "
-				  "late (not one wait or sleep)",
-				  (unsigned long long)trig_watch_cancelled(t->watch));
+				  (unsigned long long)trig_watch_inexact(t->watch));
 	}
 	if (t->filtered)
 		log_debug("%llu trigger conditions held for threads their "

@@ -21,13 +21,13 @@ struct rec_triggers;
 
 /* NULL with a message in err on failure (a socket that cannot be made). */
 struct rec_triggers *rec_triggers_new(const struct record_opts *o,
-				      uint32_t ncpus, bool threaded,
+				      uint32_t ncpus,
 				      struct packet_sink *data, char *err,
 				      size_t errlen);
 void rec_triggers_free(struct rec_triggers *t);
 
 /* The conditions the readers feed their records to
- * (trig_watch_record), or NULL when only named triggers are set. */
+ * (trig_watch_around), or NULL when only named triggers are set. */
 struct trig_watch *rec_triggers_watch(const struct rec_triggers *t);
 
 /* Takes the conditions that held and the named triggers received; says

@@ -18,6 +18,9 @@
 typedef Perfetto__Protos__TraceStats__BufferStats BufferStats;
 typedef Perfetto__Protos__TracePacket Packet;
 
+/* The trigger counts of a recording's trailer (trig_stats). */
+#define NTRIG_STATS 6
+
 /* More machines than this in one trace: the rest are not shown. */
 #define MAX_MACHINES 1024
 
@@ -35,15 +38,16 @@ struct mgather {
 	struct switch_check sw;      /* mismatched_sched_switch_tids */
 	struct blocked_count blocked; /* sched_blocked_reason events */
 	struct stack_count stacks;   /* PerfSamples */
-	int64_t trig[5];             /* the recorder's trigger counts */
+	int64_t trig[NTRIG_STATS];   /* the recorder's trigger counts */
 	bool has_trig;
 };
 
 /* The trigger counts a recording writes in its trailer (TraceAttributes
  * bpftrace_rec.NAME), as stats of that NAME. */
-static const char *const trig_stats[5] = {
+static const char *const trig_stats[NTRIG_STATS] = {
 	"triggers_fired", "triggers_suppressed", "triggers_refused",
 	"trigger_snapshots_removed", "triggers_merged",
+	"trigger_records_inexact",
 };
 
 static void note_trigger_counts(struct mgather *m,
@@ -58,7 +62,7 @@ static void note_trigger_counts(struct mgather *m,
 		if (!a->key || strncmp(a->key, "bpftrace_rec.", 13) ||
 		    a->value_case != PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE)
 			continue;
-		for (k = 0; k < 5; k++)
+		for (k = 0; k < NTRIG_STATS; k++)
 			if (!strcmp(a->key + 13, trig_stats[k])) {
 				m->trig[k] = a->long_value;
 				m->has_trig = true;
@@ -523,7 +527,7 @@ static int machine_rows(struct stat_table *t, const struct stat_gather *g,
 
 	if (!e)
 		e = ftrace_rows(&r, m);
-	for (k = 0; !e && m->has_trig && k < 5; k++)
+	for (k = 0; !e && m->has_trig && k < NTRIG_STATS; k++)
 		e = row(&r, trig_stats[k], -1, SEV_INFO, SRC_TRACE, m->trig[k]);
 	return e;
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "record.h"
-#include "trigger/rqnotes.h"
+#include "trigger/notes.h"
 #include "util/log.h"
 
 /* The range of a queue's counts (rq_gain) in which a gain changes no
@@ -29,7 +29,7 @@ static void rq_range(int32_t lo, int32_t hi, int32_t *base, uint32_t *width)
 }
 
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
-				  uint32_t ncpus, bool locked)
+				  uint32_t ncpus)
 {
 	struct trig_watch *w;
 	uint32_t i;
@@ -37,7 +37,7 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	if (ncpus > TRIG_CPUS_MAX)
 		return NULL;
 	/* aligned as its type says (calloc gives 16 bytes): the fields
-	 * every record reads share one cache line, each stripe has its own */
+	 * every record reads share one cache line */
 	w = aligned_alloc(_Alignof(struct trig_watch), sizeof(*w));
 	if (!w)
 		return NULL;
@@ -45,7 +45,6 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	w->specs = specs;
 	w->nspecs = n;
 	w->ncpus = ncpus;
-	w->locked = locked;
 	w->min_latency = w->min_blocked = w->min_runqueue = UINT64_MAX;
 	for (i = 0; i < n; i++) {
 		switch (specs[i].kind) {
@@ -83,11 +82,6 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	w->min_off = w->min_latency < w->min_blocked ? w->min_latency
 						      : w->min_blocked;
 	w->rq_cpus = w->runqueue ? ncpus : 0;
-	for (i = 0; i < STRIPES; i++)
-		pthread_mutex_init(&w->stripes[i].lock, NULL);
-	pthread_mutex_init(&w->qlock, NULL);
-	pthread_mutex_init(&w->page_lock, NULL);
-	pthread_mutex_init(&w->rq_lock, NULL);
 	pthread_mutex_init(&w->notes_lock, NULL);
 	/* BTR_TEST_WATCH_PAGED=1: the paged table, as where the one table
 	 * is refused (tests) */
@@ -102,9 +96,10 @@ struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
 	else if (madvise(w->table, TABLE_BYTES, MADV_NOHUGEPAGE))
 		log_debug("thread table: no MADV_NOHUGEPAGE: %s",
 			  strerror(errno));
-	w->path = !w->table || locked ? PATH_ANY
-		  : w->runqueue		 ? PATH_FAST
-					 : PATH_LEAN;
+	w->path = !w->table    ? PATH_ANY
+		  : w->runqueue ? PATH_FAST
+				: PATH_LEAN;
+	w->own_path = w->path;
 	w->cold_off = (w->table ? TABLE_BYTES : PAGE_BYTES) / 2;
 	w->rq1 = calloc((size_t)ncpus + 1, sizeof(*w->rq1));
 	w->rq_base = calloc(ncpus ? ncpus : 1, sizeof(*w->rq_base));
@@ -134,17 +129,12 @@ void trig_watch_free(struct trig_watch *w)
 
 	if (!w)
 		return;
-	for (i = 0; i < STRIPES; i++)
-		pthread_mutex_destroy(&w->stripes[i].lock);
 	if (w->table)
 		munmap(w->table, TABLE_BYTES);
 	for (i = 0; i < TID_MAX >> PAGE_SHIFT; i++)
 		if (w->pages[i])
 			munmap(w->pages[i], PAGE_BYTES);
-	pthread_mutex_destroy(&w->qlock);
-	pthread_mutex_destroy(&w->page_lock);
-	pthread_mutex_destroy(&w->rq_lock);
-	rqnotes_free(w);
+	notes_free(w);
 	pthread_mutex_destroy(&w->notes_lock);
 	free(w->rq1);
 	free(w->rq_base);
@@ -160,63 +150,34 @@ void trig_watch_free(struct trig_watch *w)
  * between its reserve and its commit). */
 #define FRONTIER_SLACK (10 * 1000000ull)
 
-/* The queue without its cancelled hits, the others in order (qlock
- * held). With reader threads a hit waits for every reader's frontier,
- * and those behind it with it: a reader ahead pairs and queues many a
- * wait or sleep that the other one's records then cancel (thousands a
- * second on a busy 2-CPU load), which would fill the queue and leave no
- * room for a real hit. */
-static void drop_cancelled(struct trig_watch *w)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < w->qlen; i++) {
-		size_t from = (w->qhead + i) % QUEUE_MAX;
-		size_t to = (w->qhead + n) % QUEUE_MAX;
-
-		if (w->qcancel[from]) {
-			w->cancelled++;
-			continue;
-		}
-		w->queue[to] = w->queue[from];
-		w->qcancel[to] = 0;
-		n++;
-	}
-	w->qncancel = 0;
-	__atomic_store_n(&w->qlen, n, __ATOMIC_RELEASE);
-}
-
 static void push(struct trig_watch *w, const struct trig_hit *h)
 {
-	size_t at;
-
-	pthread_mutex_lock(&w->qlock);
-	if (w->qlen == QUEUE_MAX && w->qncancel)
-		drop_cancelled(w);
-	if (w->qlen == QUEUE_MAX) {
+	if (w->qlen == QUEUE_MAX)
 		w->overflow++;
-	} else {
-		at = (w->qhead + w->qlen) % QUEUE_MAX;
-		w->queue[at] = *h;
-		w->qcancel[at] = 0;
-		__atomic_store_n(&w->qlen, w->qlen + 1, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&w->qlock);
+	else
+		w->queue[(w->qhead + w->qlen++) % QUEUE_MAX] = *h;
 }
 
 int trig_watch_readers(struct trig_watch *w, uint32_t n)
 {
 	free(w->frontier);
-	rqnotes_free(w);
+	notes_free(w);
 	w->nreaders = 0;
-	w->frontier = n > 1 ? calloc(n, sizeof(*w->frontier)) : NULL;
-	if (n > 1 && !w->frontier)
+	w->path = w->own_path;
+	if (n < 2)
+		return 0;
+	w->frontier = calloc(n, sizeof(*w->frontier));
+	if (!w->frontier || notes_init(w))
 		return -ENOMEM;
-	/* the runqueue counts from the rings' notes, merged in time order */
-	if (n > 1 && w->rq_cpus && rqnotes_init(w))
-		return -ENOMEM;
-	w->nreaders = n > 1 ? n : 0;
+	w->nreaders = n;
+	w->path = PATH_NOTE;
 	return 0;
+}
+
+void trig_watch_note(struct trig_watch *w, uint32_t cpu, const void *rec,
+		     size_t len)
+{
+	notes_record(w, cpu, rec, len);
 }
 
 void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts,
@@ -224,28 +185,22 @@ void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts,
 {
 	if (reader >= w->nreaders)
 		return;
-	if (w->notes)
-		rqnotes_hand(w, cpus, n);
+	notes_hand(w, cpus, n);
 	__atomic_store_n(&w->frontier[reader], ts, __ATOMIC_RELEASE);
 }
 
-uint64_t trig_watch_rq_inexact(struct trig_watch *w)
+uint64_t trig_watch_inexact(struct trig_watch *w)
 {
-	return w->notes ? rqnotes_inexact(w) : 0;
-}
-
-uint64_t trig_watch_cancelled(struct trig_watch *w)
-{
-	return __atomic_load_n(&w->cancelled, __ATOMIC_RELAXED);
+	return w->notes ? notes_inexact(w) : 0;
 }
 
 /* Whether a hit of spec ending at `end` is muted: then it is counted
  * and goes no further. */
 static bool muted(struct trig_watch *w, uint32_t spec, uint64_t end)
 {
-	if (end >= __atomic_load_n(&w->mute_until[spec], __ATOMIC_RELAXED))
+	if (end >= w->mute_until[spec])
 		return false;
-	count_muted(w, spec);
+	w->muted[w->mute_suppressed[spec]]++;
 	return true;
 }
 
@@ -255,40 +210,32 @@ void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
 	if (spec >= w->nspecs)
 		return;
 	w->mute_suppressed[spec] = suppressed;
-	__atomic_store_n(&w->mute_until[spec], until, __ATOMIC_RELAXED);
+	w->mute_until[spec] = until;
 	if (spec == w->lat_spec)
-		__atomic_store_n(&w->lat_mute, until, __ATOMIC_RELAXED);
+		w->lat_mute = until;
 }
 
 void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
 		      uint64_t *suppressed)
 {
-	*merged += __atomic_exchange_n(&w->muted[0], 0, __ATOMIC_RELAXED);
-	*suppressed += __atomic_exchange_n(&w->muted[1], 0, __ATOMIC_RELAXED);
+	*merged += w->muted[0];
+	*suppressed += w->muted[1];
+	w->muted[0] = w->muted[1] = 0;
 }
 
-/* Moves up to max queued hits that end before past into out. */
-static size_t take_before(struct trig_watch *w, struct trig_hit *out,
-			  size_t max, uint64_t *overflow, uint64_t past)
+/* Moves up to max queued hits into out. */
+static size_t take_queued(struct trig_watch *w, struct trig_hit *out,
+			  size_t max, uint64_t *overflow)
 {
 	size_t n = 0;
 
-	pthread_mutex_lock(&w->qlock);
 	while (n < max && w->qlen) {
-		if (w->qcancel[w->qhead]) {
-			w->cancelled++;
-			w->qncancel--;
-		}
-		else if (w->queue[w->qhead].end < past)
-			out[n++] = w->queue[w->qhead];
-		else
-			break; /* not every reader is past it yet */
+		out[n++] = w->queue[w->qhead];
 		w->qhead = (w->qhead + 1) % QUEUE_MAX;
-		__atomic_store_n(&w->qlen, w->qlen - 1, __ATOMIC_RELEASE);
+		w->qlen--;
 	}
 	*overflow += w->overflow;
 	w->overflow = 0;
-	pthread_mutex_unlock(&w->qlock);
 	return n;
 }
 
@@ -298,27 +245,28 @@ size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 	uint64_t past = UINT64_MAX;
 	uint32_t i;
 
-	/* with reader threads: the time every reader has read past */
+	/* with reader threads: the notes older than every reader's
+	 * frontier, less a slack, watched first */
 	for (i = 0; i < w->nreaders; i++) {
 		uint64_t f = __atomic_load_n(&w->frontier[i], __ATOMIC_ACQUIRE);
 
 		past = f < past ? f : past;
 	}
-	if (w->nreaders)
+	if (w->notes) {
 		past = past > FRONTIER_SLACK ? past - FRONTIER_SLACK : 0;
-	if (w->notes)
-		rqnotes_apply(w, past);
-	return take_before(w, out, max, overflow, past);
+		notes_apply(w, past);
+	}
+	return take_queued(w, out, max, overflow);
 }
 
 size_t trig_watch_take_rest(struct trig_watch *w, struct trig_hit *out,
 			    size_t max, uint64_t *overflow)
 {
 	if (w->notes) { /* the readers stopped: every ring's notes */
-		rqnotes_hand(w, NULL, 0);
-		rqnotes_apply(w, UINT64_MAX);
+		notes_hand(w, NULL, 0);
+		notes_apply(w, UINT64_MAX);
 	}
-	return take_before(w, out, max, overflow, UINT64_MAX);
+	return take_queued(w, out, max, overflow);
 }
 
 /* Whether the n bytes at p are all zero. */
@@ -343,28 +291,6 @@ static void *table_at(struct trig_watch *w, size_t off)
 		       : NULL;
 }
 
-/* Keeps the readers off the table: the paged table's page list, and
- * with reader threads every stripe. */
-static void hold_table(struct trig_watch *w)
-{
-	uint32_t k;
-
-	if (!w->table)
-		pthread_mutex_lock(&w->page_lock);
-	for (k = 0; w->locked && k < STRIPES; k++)
-		pthread_mutex_lock(&w->stripes[k].lock);
-}
-
-static void release_table(struct trig_watch *w)
-{
-	uint32_t k;
-
-	for (k = 0; w->locked && k < STRIPES; k++)
-		pthread_mutex_unlock(&w->stripes[k].lock);
-	if (!w->table)
-		pthread_mutex_unlock(&w->page_lock);
-}
-
 /* Pages [at, at + n) of the table, all in one of its PAGE_BYTES blocks:
  * those in memory and all zero given back. */
 static size_t sweep_block(struct trig_watch *w, size_t page, size_t at,
@@ -374,14 +300,12 @@ static size_t sweep_block(struct trig_watch *w, size_t page, size_t at,
 	char *p;
 	size_t i, done = 0;
 
-	hold_table(w);
 	p = table_at(w, at * page);
 	if (p && !mincore(p, n * page, in))
 		for (i = 0; i < n; i++)
 			if ((in[i] & 1) && all_zero(p + i * page, page) &&
 			    !madvise(p + i * page, page, MADV_DONTNEED))
 				done++;
-	release_table(w);
 	return done;
 }
 
@@ -429,11 +353,9 @@ size_t trig_watch_resident(struct trig_watch *w, bool *paged)
 	*paged = !w->table;
 	if (w->table)
 		return resident(w->table, TABLE_BYTES);
-	pthread_mutex_lock(&w->page_lock);
 	for (i = 0; i < TID_MAX >> PAGE_SHIFT; i++)
 		if (w->pages[i])
 			n += resident(w->pages[i], PAGE_BYTES);
-	pthread_mutex_unlock(&w->page_lock);
 	return n;
 }
 
@@ -464,12 +386,6 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
 				       .value = value, .state = state };
 		memcpy(h.comm, comm, TRIG_COMM_LEN);
 		push(w, &h);
-		if (w->nreaders) { /* its stripe held by the caller */
-			struct tstate *t = tstate_of(w, tid);
-
-			if (t)
-				t->cold |= COLD_HELD;
-		}
 	}
 }
 
@@ -477,8 +393,7 @@ void trig_watch_hit(struct trig_watch *w, enum trig_kind k, enum trig_kind k2,
  * which a gain changes no spec (rq_gain, rq_range). A spec the count went
  * under since (it was at most n - 1 before this gain) re-arms; one it now
  * passes fires, once until then. The range is set anew, and the count
- * rebased on it by one atomic add: other readers' gains and losses
- * meanwhile are kept. With reader threads, one check at a time. */
+ * rebased on it. */
 void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 			 uint64_t ts, const char *comm)
 {
@@ -487,14 +402,8 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 	int32_t n, was;
 	uint32_t i, width;
 
-	/* (with the notes, only the main thread counts, under notes_lock) */
-	bool lock = w->locked && !w->notes;
-
-	if (lock)
-		pthread_mutex_lock(&w->rq_lock);
 	base = w->rq_base[cpu];
-	was = n = (int32_t)(__atomic_load_n(&q->m, __ATOMIC_RELAXED) +
-			    (uint32_t)base);
+	was = n = (int32_t)(q->m + (uint32_t)base);
 	if (n < 1) /* losses of threads it never gained */
 		n = 1;
 	for (i = 0; i < w->nspecs; i++) {
@@ -502,18 +411,20 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 		uint8_t *over = &w->rq_over[(size_t)cpu * w->nspecs + i];
 		struct trig_hit h;
 		int32_t thr = (int32_t)s->threshold;
+		uint8_t was_over;
 
 		if (s->kind != TRIG_RUNQUEUE)
 			continue;
 		if (n - 1 <= thr)
-			__atomic_store_n(over, 0, __ATOMIC_RELAXED);
+			*over = 0;
 		if (n <= thr) {
 			hi = thr < hi ? thr : hi;
 			continue;
 		}
 		lo = thr > lo ? thr : lo;
-		if (__atomic_exchange_n(over, 1, __ATOMIC_RELAXED) ||
-		    !comm_ok(s, comm) || muted(w, i, ts))
+		was_over = *over;
+		*over = 1;
+		if (was_over || !comm_ok(s, comm) || muted(w, i, ts))
 			continue;
 		h = (struct trig_hit){ .spec = i, .tid = tid,
 				       .cpu = (uint32_t)cpu, .start = ts,
@@ -523,42 +434,29 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 		push(w, &h);
 	}
 	rq_range(lo, hi, &nbase, &width);
-	__atomic_add_fetch(&q->m,
-			   (uint32_t)n - (uint32_t)was + (uint32_t)base -
-				   (uint32_t)nbase,
-			   __ATOMIC_RELAXED);
+	q->m += (uint32_t)n - (uint32_t)was + (uint32_t)base - (uint32_t)nbase;
 	w->rq_base[cpu] = nbase;
-	__atomic_store_n(&q->width, width, __ATOMIC_RELAXED);
-	if (lock)
-		pthread_mutex_unlock(&w->rq_lock);
+	q->width = width;
 }
 
 /* Page p of the paged table, mapped on first sight (NULL: out of
  * memory). */
 static struct tstate *map_page(struct trig_watch *w, uint32_t p)
 {
-	struct tstate *page;
+	void *m = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	pthread_mutex_lock(&w->page_lock);
-	page = w->pages[p];
-	if (!page) {
-		void *m = mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (m != MAP_FAILED) {
-			page = m;
-			__atomic_store_n(&w->pages[p], page, __ATOMIC_RELEASE);
-		}
-	}
-	pthread_mutex_unlock(&w->page_lock);
-	return page;
+	if (m == MAP_FAILED)
+		return NULL;
+	w->pages[p] = m;
+	return m;
 }
 
 /* tstate_of without the one table: its line prefetched too. */
 struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid)
 {
 	uint32_t p = (uint32_t)tid >> PAGE_SHIFT;
-	struct tstate *page = __atomic_load_n(&w->pages[p], __ATOMIC_ACQUIRE);
+	struct tstate *page = w->pages[p];
 	struct tstate *t;
 
 	if (!page && !(page = map_page(w, p)))
@@ -588,8 +486,7 @@ static struct tcold *cold_set(const struct trig_watch *w, struct tstate *t,
  * nothing any more. */
 static void cold_check(struct tstate *t, const struct tcold *c)
 {
-	t->cold = (uint16_t)((t->cold & COLD_HELD) |
-			     (c->p_in ? COLD_EPISODE : 0) |
+	t->cold = (uint16_t)((c->p_in ? COLD_EPISODE : 0) |
 			     (c->ahead ? COLD_AHEAD : 0));
 }
 
@@ -629,76 +526,6 @@ static void episode_check(struct trig_watch *w, struct tstate *t,
 	episode_done(t, c);
 }
 
-/* A record of thread tid (state t, its stripe held) at ts was read, a
- * waking (`ends` 'W'), a switch-in ('I') or a switch-out (0): a held hit
- * of that thread that it falls inside was not one wait or sleep (reader
- * threads only: with one reader the records come in time order). If the
- * record is what ends such an episode (a waking for a sleep, a switch-in
- * for a wait), the episode ended there: the hit is cut short to it, kept
- * if it still passes its spec, else dropped. A wait's switch-in is still
- * the end of a wait, one that began after ts: it is kept apart as an
- * episode whose switch-out is unread (if none is kept), so that the
- * records of it another reader has yet to read pair with it (a reader
- * ahead had paired that switch-in with an older start; one too short to
- * pass any threshold is not kept). From the slow paths, where every
- * record older than its thread's last ones goes. */
-static void inside_queue(struct trig_watch *w, struct tstate *t, int32_t tid,
-			 uint64_t ts, char ends)
-{
-	size_t i, at;
-	uint64_t wait_end = 0;
-	bool held = false;
-
-	if (!w->nreaders || !__atomic_load_n(&w->qlen, __ATOMIC_ACQUIRE)) {
-		t->cold &= (uint16_t)~COLD_HELD;
-		return;
-	}
-	pthread_mutex_lock(&w->qlock);
-	for (i = 0; i < w->qlen; i++) {
-		struct trig_hit *h;
-
-		at = (w->qhead + i) % QUEUE_MAX;
-		h = &w->queue[at];
-		if (h->tid == tid && !w->qcancel[at] &&
-		    w->specs[h->spec].kind != TRIG_RUNQUEUE)
-			held = true;
-		if (h->tid != tid || ts <= h->start || ts >= h->end ||
-		    w->qcancel[at])
-			continue;
-		if (w->specs[h->spec].kind == TRIG_LATENCY && h->end > wait_end)
-			wait_end = h->end;
-		if (ends && (ends == 'I') == (h->state == 'R') &&
-		    ts - h->start >= w->specs[h->spec].threshold) {
-			h->end = ts;
-			h->value = ts - h->start;
-		} else {
-			w->qcancel[at] = 1;
-			w->qncancel++;
-		}
-	}
-	pthread_mutex_unlock(&w->qlock);
-	if (!held)
-		t->cold &= (uint16_t)~COLD_HELD;
-	if (wait_end && wait_end - ts >= w->min_off &&
-	    !(t->cold & COLD_EPISODE))
-		episode_keep(w, t, 0, 0, wait_end, false);
-}
-
-/* inside_queue with reader threads (`locked`, in the line every record
- * reads): with one reader, nothing to look at, not even the queue's
- * fields (on hackbench, a slow path a few switch-ins in a hundred).
- * Whether the thread is marked COLD_HELD or not: a free read ahead of the
- * thread's last records (another reader's ring) zeroes its state, mark
- * included, while hits of it are still held, and its late records come
- * here (held_look alone let 33 false hits through on the replays of
- * real records that give none with this look). */
-static inline void inside(struct trig_watch *w, struct tstate *t, int32_t tid,
-			  uint64_t ts, char ends)
-{
-	if (w->locked)
-		inside_queue(w, t, tid, ts, ends);
-}
-
 /* A waking not in order after its thread's switch-out: of a thread
  * running (or whose sleep's switch-out is unread), or read after the
  * switch-in it led to, or older than the switch-out read. */
@@ -706,10 +533,8 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 			  int32_t tid, uint32_t cpu, int32_t qcpu, uint64_t ts,
 			  const char *comm)
 {
-	struct tcold *c;
+	struct tcold *c = cold_of(w, t);
 
-	inside(w, t, tid, ts, 'W');
-	c = cold_of(w, t);
 	if (c && c->p_in && ts <= c->p_in && ts >= c->p_out) {
 		if (c->p_out && c->p_st != P_AFTER) { /* the kept episode's waking */
 			episode_check(w, t, c, tid, cpu, ts, comm);
@@ -725,13 +550,13 @@ void trig_watch_slow_wake(struct trig_watch *w, struct tstate *t,
 		 * before it slept at all); that switch-out pairs it */
 		if (ts > t->wake)
 			t->wake = ts;
-		runnable(w, t, tid, qcpu, ts, comm, w->locked);
+		runnable(w, t, tid, qcpu, ts, comm);
 	} else if (ts > t->wake && t->wake > t->out && t->out >= t->in &&
 		   (!c || c->ahead <= t->out)) {
 		/* woken again while, as read, still off the CPU after its
-		 * last waking: with reader threads, another reader has not
-		 * read the switch-in that ended that wait, nor the switch-out
-		 * of the sleep this waking ends. Kept for that sleep (the
+		 * last waking: the switch-in that ended that wait, and the
+		 * switch-out of the sleep this waking ends, are still unread
+		 * (committed late, or notes watched out of order). Kept for that sleep (the
 		 * first such: one sleep ahead at most), checked at its
 		 * switch-in */
 		cold_set(w, t, COLD_AHEAD)->ahead = ts;
@@ -748,10 +573,8 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 			 const char *comm)
 {
 	uint8_t st = out_state(raw);
-	struct tcold *c;
+	struct tcold *c = cold_of(w, t);
 
-	inside(w, t, tid, ts, 0);
-	c = cold_of(w, t);
 	if (ts >= t->in) { /* in order, its waking read first */
 		t->out = ts;
 		t->out_raw = raw;
@@ -766,10 +589,10 @@ void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
 	if (!c || !c->p_in || ts >= c->p_in || ts <= c->p_out)
 		return; /* no episode kept that this one ends */
 	/* the kept episode ends at p_in and begins at its last switch-out
-	 * before that: this one, or one read before it if later (with
-	 * reader threads, a switch-out inside the episode as kept shows
-	 * that the thread ran after p_out: paired with p_out, a waking
-	 * would make a sleep of the run in between) */
+	 * before that: this one, or one read before it if later (a
+	 * switch-out inside the episode as kept shows that the thread ran
+	 * after p_out: paired with p_out, a waking would make a sleep of the
+	 * run in between) */
 	c->p_out = ts;
 	c->p_st = st;
 	if (c->p_in - ts < w->min_off) {
@@ -800,10 +623,8 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm)
 {
-	struct tcold *c;
+	struct tcold *c = cold_of(w, t);
 
-	inside(w, t, tid, ts, 'I');
-	c = cold_of(w, t);
 	/* its first case (in order) is inlined in switch_in too, for the
 	 * waits that need no look at the cold part: the two must agree */
 	if (t->out >= prev_in && t->out && ts >= t->out) {
@@ -841,8 +662,8 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 	}
 	if (ts < prev_in) {
 		/* older than a switch-in read: nothing to pair. If inside the
-		 * episode kept, the thread ran in it (a reader ahead read its
-		 * end first): from a switch-out read, the episode ends here,
+		 * episode kept, the thread ran in it (its end was read
+		 * first): from a switch-out read, the episode ends here,
 		 * and is checked at its waking if still long enough; from
 		 * one unread, it begins after ts (P_AFTER: a switch-out older
 		 * than ts would otherwise pair as its start, and a waking make
@@ -871,43 +692,4 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 	/* the switch-out of this episode may come: kept if long enough */
 	if (prev_in && ts - prev_in >= w->min_off)
 		episode_keep(w, t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
-}
-
-/* A record of a thread with a hit held, looked at against it before it
- * is handled, in order or not, under the thread's stripe lock (held by
- * the caller, so that no other reader pushes and marks a hit of the
- * thread between the look and the handling): a record inside a held wait
- * or sleep shows it was none. The slow paths look too, but a record in
- * order with its thread's last ones (read by the reader that was behind)
- * does not go there: a sleep paired by the reader ahead with a later
- * waking of its thread was left standing by the run in between, read
- * after it in order. */
-void trig_watch_held_look(struct trig_watch *w, struct tstate *t,
-			  int32_t tid, uint64_t ts, char ends)
-{
-	inside_queue(w, t, tid, ts, ends);
-}
-
-void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_switch *r, const struct trig_pre *p)
-{
-	if (w->notes)
-		rqnotes_switch(w, cpu, r);
-	on_switch(w, cpu, r, p, true, true);
-}
-
-void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_wakeup *r, struct tstate *t)
-{
-	if (w->notes)
-		rqnotes_waking(w, cpu, r);
-	on_waking(w, cpu, r, t, true, true);
-}
-
-void trig_watch_freed(struct trig_watch *w, uint32_t cpu,
-		      const struct btr_exit *r, struct tstate *t)
-{
-	if (w->notes)
-		rqnotes_exit(w, cpu, r->pid, r->h.ts);
-	on_free(w, r->pid, t, w->locked);
 }

@@ -1,13 +1,13 @@
 /* The trigger conditions (spec.h) computed from the scheduler records the
  * readers decode, at no extra BPF cost: per thread, when it became
  * runnable (a waking, or a preemption), when it went to sleep and in which
- * state, and which CPU's queue it waits on. A reader hands its rings'
- * records merged in time order (rings_drain_merged); a record committed
- * during a pass, or one of another reader's rings, may still come before
- * an earlier record of its thread, so each pairing is also made in the
- * other order, within the times the thread's own records allow.
- * Thread-safe with `locked` (reader threads): one lock per
- * stripe of thread ids. Conditions that hold are queued as hits for the
+ * state, and which CPU's queue it waits on. The watch is one thread's: it
+ * takes the records merged in time order across the rings (one reader:
+ * rings_drain_merged; reader threads: each notes its rings' records, and
+ * the main thread merges the notes, trigger/notes.h). A record committed
+ * late may still come before an earlier record of its thread, so each
+ * pairing is also made in the other order, within the times the thread's
+ * own records allow. Conditions that hold are queued as hits for the
  * main thread (trig_watch_take); filters that read /proc are its job.
  * Thread state sits in a table indexed by tid: address space for every
  * tid the kernel can give (256 MiB, not committed), of which only the
@@ -43,17 +43,13 @@ struct tstate;
 /* Watches the condition specs among specs[0..n) (named ones are not its
  * job); NULL when out of memory, or for more than TRIG_CPUS_MAX CPUs. */
 struct trig_watch *trig_watch_new(const struct trig_spec *specs, uint32_t n,
-				  uint32_t ncpus, bool locked);
+				  uint32_t ncpus);
 void trig_watch_free(struct trig_watch *w);
 
-/* The handlers of one record with reader threads (locked), out of line;
- * with one reader the same code is inlined into the reader's path. */
-void trig_watch_switch(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_switch *r, const struct trig_pre *p);
-void trig_watch_waking(struct trig_watch *w, uint32_t cpu,
-		       const struct btr_wakeup *r, struct tstate *t);
-void trig_watch_freed(struct trig_watch *w, uint32_t cpu,
-		      const struct btr_exit *r, struct tstate *t);
+/* With reader threads: the record of CPU cpu's ring noted by its reader
+ * for the main thread (notes.c), out of line. */
+void trig_watch_note(struct trig_watch *w, uint32_t cpu, const void *rec,
+		     size_t len);
 
 #include "trigger/watch_hot.h"
 
@@ -86,29 +82,22 @@ struct trig_enc {
 };
 
 /* The handling of a switch (`sw`, a constant) or of a waking (its state
- * in p->t[0]) after its encoding: `fast` and `rq` as in watch_around. */
+ * in p->t[0]) after its encoding: `rq` as in watch_around. */
 static inline __attribute__((always_inline)) int
 watched(struct trig_watch *w, uint32_t cpu, const void *rec,
-	const struct trig_pre *p, bool sw, bool fast, bool rq)
+	const struct trig_pre *p, bool sw, bool rq)
 {
-	if (!fast && w->locked) {
-		if (sw)
-			trig_watch_switch(w, cpu, rec, p);
-		else
-			trig_watch_waking(w, cpu, rec, p->t[0]);
-	} else if (sw) {
-		on_switch(w, cpu, rec, p, false, rq);
-	} else {
-		on_waking(w, cpu, rec, p->t[0], false, rq);
-	}
+	if (sw)
+		on_switch(w, cpu, rec, p, rq);
+	else
+		on_waking(w, cpu, rec, p->t[0], rq);
 	return 0;
 }
 
 /* trig_watch_around, compiled three times: `fast` (a constant) for the
- * one table and one reader, what the readers' path nearly always has,
- * with runqueue counts (`rq`) or without any (no runqueue spec: the
- * threads' queues are not followed at all); else for whichever table
- * and locking the watch has. */
+ * one table, what the readers' path nearly always has, with runqueue
+ * counts (`rq`) or without any (no runqueue spec: the threads' queues
+ * are not followed at all); else for the paged table. */
 static inline __attribute__((always_inline)) int
 watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	     struct trig_enc enc, void *ctx, bool fast, bool rq)
@@ -122,32 +111,32 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	if (type == BTR_REC_SWITCH && len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
 		e = enc.sw(ctx, rec);
-		return e ? e : watched(w, cpu, rec, &p, true, fast, rq);
+		return e ? e : watched(w, cpu, rec, &p, true, rq);
 	}
 	if (type == BTR_REC_WAKING && len >= sizeof(*wk)) {
 		p.t[0] = fast ? tstate_in(w->table, wk->pid)
 			      : tstate_of(w, wk->pid);
 		e = enc.wk(ctx, wk);
 		return e || !p.t[0] ? e
-				    : watched(w, cpu, rec, &p, false, fast, rq);
+				    : watched(w, cpu, rec, &p, false, rq);
 	}
 	if (type == BTR_REC_SWITCH_BLOCKED &&
 	    len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
 		e = enc.any(ctx, rec, len);
-		return e ? e : watched(w, cpu, rec, &p, true, fast, rq);
+		return e ? e : watched(w, cpu, rec, &p, true, rq);
 	}
 	if (type == BTR_REC_WAKEUP_NEW && len >= sizeof(*wk)) {
 		p.t[0] = tstate_of(w, wk->pid);
 		e = enc.any(ctx, rec, len);
 		return e || !p.t[0] ? e
-				    : watched(w, cpu, rec, &p, false, fast, rq);
+				    : watched(w, cpu, rec, &p, false, rq);
 	}
 	if (type == BTR_REC_FREE && len >= sizeof(struct btr_exit)) {
 		p.t[0] = tstate_of(w, ((const struct btr_exit *)rec)->pid);
 		e = enc.any(ctx, rec, len);
 		if (!e && p.t[0])
-			trig_watch_freed(w, cpu, rec, p.t[0]);
+			on_free(w, p.t[0]);
 		return e;
 	}
 	return enc.any(ctx, rec, len);
@@ -166,11 +155,19 @@ static inline __attribute__((always_inline)) int
 trig_watch_around(struct trig_watch *w, uint32_t cpu, const void *rec,
 		  size_t len, struct trig_enc enc, void *ctx)
 {
+	int e;
+
 	if (__builtin_expect(w->path == PATH_FAST, 1))
 		return watch_around(w, cpu, rec, len, enc, ctx, true, true);
 	if (w->path == PATH_LEAN)
 		return watch_around(w, cpu, rec, len, enc, ctx, true, false);
-	return watch_around(w, cpu, rec, len, enc, ctx, false, true);
+	if (w->path == PATH_ANY)
+		return watch_around(w, cpu, rec, len, enc, ctx, false, true);
+	/* PATH_NOTE: the reader's encoding, and a note for the main thread */
+	e = enc.any(ctx, rec, len);
+	if (!e)
+		trig_watch_note(w, cpu, rec, len);
+	return e;
 }
 
 static inline int trig_watch_no_enc(void *ctx, const void *rec, size_t len)
@@ -207,42 +204,54 @@ static inline void trig_watch_record(struct trig_watch *w, uint32_t cpu,
 			  NULL);
 }
 
-/* With n reader threads (each reading its own rings, in time order, one
- * ahead of another by up to a pass or more), a wait or sleep is made of
- * records that different readers read at different times: a waking read
- * early can pair with a switch-in of a later cycle whose earlier
- * records another reader has not read yet. So each hit is held until
- * every reader has read past its end (trig_watch_frontier), and dropped
- * if a record of its thread from inside it was read meanwhile: such a
- * record shows the pairing was not one wait or sleep. Call before the
- * readers start, on a watch made `locked`; 0 or -ENOMEM. */
+/* A record noted by a reader thread, watched by the main thread
+ * (notes.c) as one reader watches it: the way the watch's table has. */
+static inline void trig_watch_own(struct trig_watch *w, uint32_t cpu,
+				  const void *rec, size_t len)
+{
+	struct trig_enc none = { trig_watch_no_enc, trig_watch_no_enc_sw,
+				 trig_watch_no_enc_wk };
+
+	if (w->own_path == PATH_FAST)
+		watch_around(w, cpu, rec, len, none, NULL, true, true);
+	else if (w->own_path == PATH_LEAN)
+		watch_around(w, cpu, rec, len, none, NULL, true, false);
+	else
+		watch_around(w, cpu, rec, len, none, NULL, false, true);
+}
+
+/* With n reader threads, each reading its own rings (ring by ring, one
+ * reader ahead of another by up to a pass or more): a wait or sleep is
+ * made of records in several rings, that different readers read at
+ * different times. So the readers note the records the watch takes
+ * (trig_watch_around, PATH_NOTE), and hand them over with their
+ * frontier; the main thread merges them in time order once every reader
+ * is past them (trig_watch_take) and watches them as one reader does:
+ * the same hits. Call before the readers start; 0 or -ENOMEM. */
 int trig_watch_readers(struct trig_watch *w, uint32_t n);
-/* Reader `reader` has read every record of its rings, cpus[0..n),
- * older than ts. With a runqueue spec the counts are kept from notes of
- * the rings' records, applied in time order once every reader is past
- * them (trigger/rqnotes.h): the rings are what it hands over. */
+/* Reader `reader` has read every record of its rings, cpus[0..n), older
+ * than ts: it hands over their notes. */
 void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts,
 			 const uint32_t *cpus, uint32_t n);
-/* Hits dropped so far because a record inside them was read late. */
-uint64_t trig_watch_cancelled(struct trig_watch *w);
-/* Records applied to the runqueue counts out of time order (a reader
- * far behind the others) or not at all (out of memory). */
-uint64_t trig_watch_rq_inexact(struct trig_watch *w);
+/* Records watched out of time order (notes applied before a reader far
+ * behind the others had handed over its older ones) or not at all (out
+ * of memory): 0 when the hits are one reader's. */
+uint64_t trig_watch_inexact(struct trig_watch *w);
 
 /* Moves up to max queued hits into out, oldest first; returns how many.
  * *overflow (added to) counts hits the queue had no room for. With
- * reader threads, only hits every reader has read past (a record
- * committed up to FRONTIER_SLACK late still cancels one). */
+ * reader threads, the notes every reader is past (less a slack for a
+ * record committed late) are watched first. */
 size_t trig_watch_take(struct trig_watch *w, struct trig_hit *out, size_t max,
 		       uint64_t *overflow);
 /* The same once the readers have stopped and every record is read: every
- * hit still queued, whatever the frontiers. */
+ * note watched, whatever the frontiers. */
 size_t trig_watch_take_rest(struct trig_watch *w, struct trig_hit *out,
 			    size_t max, uint64_t *overflow);
 
 /* Hits of spec that end before `until` (trace clock) are not queued but
  * counted, as suppressed or as merged into an action already due: the
- * main thread's way to keep a storm off the readers' path. */
+ * main thread's way to keep a storm off the watch's path. */
 void trig_watch_mute(struct trig_watch *w, uint32_t spec, uint64_t until,
 		     bool suppressed);
 /* Adds the hits muted since the last call to *merged and *suppressed. */
@@ -254,8 +263,7 @@ void trig_watch_muted(struct trig_watch *w, uint64_t *merged,
  * `pages` pages from where the last call ended, round the table (a tid
  * is reused only after the kernel went round all of them, so without it
  * a long recording would come to hold the whole table, 256 MiB). From
- * the main thread: with reader threads it holds every stripe meanwhile.
- * Returns the pages given back. */
+ * the thread that watches. Returns the pages given back. */
 size_t trig_watch_sweep(struct trig_watch *w, size_t pages);
 /* Bytes of the thread table in memory (for -v), and in *paged whether it
  * is the paged table (the one table was refused). */

@@ -13,6 +13,7 @@
 #include "trigger/spec.h"
 
 struct keyheap_ent;
+struct note_journal;
 struct trig_hit;
 struct tstate;
 
@@ -23,7 +24,6 @@ struct trig_pre {
 	struct tstate *t[2];
 };
 
-#define STRIPES 64u     /* locks over thread ids */
 #define QUEUE_MAX 256u  /* hits waiting for the main thread */
 #define PAGE_SHIFT 12u  /* threads per page of the paged table: 4096 */
 #define TID_MAX (1u << 22) /* the kernel's PID_MAX_LIMIT */
@@ -33,6 +33,7 @@ struct trig_pre {
 #define PATH_FAST 0 /* trig_watch.path */
 #define PATH_LEAN 1
 #define PATH_ANY 2
+#define PATH_NOTE 3 /* reader threads: the records noted (notes.h) */
 
 /* One thread's state, in two parts. What the handling of every record
  * reads and writes, 32 bytes: the times of its last switch-out, switch-in
@@ -81,10 +82,6 @@ _Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32,
 #define COLD(w, t) ((struct tcold *)((char *)(t) + (w)->cold_off))
 #define COLD_EPISODE 0x1 /* an episode kept (p_in) */
 #define COLD_AHEAD 0x2   /* a waking read ahead (ahead) */
-/* with reader threads: a hit of the thread may be held in the queue, so
- * each of its records is looked at against it (not only the slow paths'
- * records); cleared when a look finds none */
-#define COLD_HELD 0x4
 #define P_AFTER 'A'      /* tcold.p_st */
 
 /* the one table's bytes, and a paged table's page's: mapped, not
@@ -93,10 +90,6 @@ _Static_assert(sizeof(struct tstate) == 32 && sizeof(struct tcold) == 32,
 #define TABLE_BYTES ((size_t)TID_MAX * 64)
 #define PAGE_BYTES ((size_t)64 << PAGE_SHIFT)
 
-struct stripe {
-	_Alignas(64) pthread_mutex_t lock;
-};
-
 /* Per CPU: the threads waiting on its queue, counted from the lowest
  * count of the range in which a gain changes no runqueue spec (m: the
  * count less that base, unsigned; the base in the watch's rq_base), and
@@ -104,16 +97,18 @@ struct stripe {
  * compare) fires a spec, or came from under the range and re-arms the
  * specs it went under (or the count had gone under 0: a thread counted
  * before its CPU was known). Losses are only counted: nothing fires on
- * one, and the re-arming waits for the next gain. Atomic with reader
- * threads. The watch's array of them starts with a sink, the queue of
- * "no CPU" (rq_cpu1 0), whose width holds every count: with one reader,
- * a gain is made whether the thread becomes queued or not, without a
- * branch on it (a switch's prev_state is as hard to predict as its
- * type). */
+ * one, and the re-arming waits for the next gain. The watch's array of
+ * them starts with a sink, the queue of "no CPU" (rq_cpu1 0), whose width
+ * holds every count: a gain is made whether the thread becomes queued or
+ * not, without a branch on it (a switch's prev_state is as hard to
+ * predict as its type). */
 struct rq {
 	uint32_t m, width;
 };
 
+/* The watch is one thread's: the reader's with one reader, the main
+ * thread's with reader threads (which note their records for it,
+ * notes.h). Nothing in it is locked but the notes handed over. */
 struct trig_watch {
 	/* what the handling of every record reads, in one cache line */
 	/* thread state by tid, no hashing on the readers' path: one table
@@ -129,62 +124,51 @@ struct trig_watch {
 	 * switch-out to switch-in) holds neither a wait nor a sleep as long */
 	uint64_t min_off;
 	uint32_t rq_cpus; /* with a runqueue spec, ncpus; else 0 */
-	/* the one table, one reader (no locks): PATH_FAST, or PATH_LEAN
-	 * without a runqueue spec; else PATH_ANY */
-	uint8_t path;
-	bool locked;
+	/* how a record is watched: PATH_FAST (the one table, a runqueue
+	 * spec), PATH_LEAN (the one table, none), PATH_ANY (the paged
+	 * table), or PATH_NOTE (reader threads: noted, and watched by the
+	 * main thread the own_path way) */
+	uint8_t path, own_path;
 	bool blocked, runqueue; /* some spec of each kind */
 	const struct trig_spec *specs;
 	uint32_t nspecs, ncpus;
 	/* where the only latency spec has no comm= (what hit_latency can
 	 * count inline in a storm): its index, and its mute_until, kept
-	 * here too (atomic); else lat_spec UINT32_MAX, lat_mute 0 */
+	 * here too; else lat_spec UINT32_MAX, lat_mute 0 */
 	uint64_t lat_mute;
 	uint32_t lat_spec;
-	struct stripe stripes[STRIPES];
 	struct tstate *pages[TID_MAX >> PAGE_SHIFT];
 	size_t cold_off; /* COLD: TABLE_BYTES / 2, or PAGE_BYTES / 2 */
 	size_t sweep_at; /* the next page trig_watch_sweep looks at */
-	pthread_mutex_t page_lock;
 	uint64_t min_runqueue;
 	int32_t *rq_base; /* per CPU: the base of its rq's m */
-	pthread_mutex_t rq_lock; /* trig_watch_rq_check's, with `locked` */
-	uint8_t *rq_over; /* per CPU and runqueue spec: above it (atomic) */
+	uint8_t *rq_over; /* per CPU and runqueue spec: above it */
 	/* per spec: its hits that end before mute_until are not queued but
 	 * counted (the main thread's doing: an action already holds the
-	 * spec, or the rate limit is spent); atomic */
+	 * spec, or the rate limit is spent) */
 	uint64_t *mute_until;
 	uint8_t *mute_suppressed; /* 1: counted as suppressed, 0: merged */
 	uint64_t muted[2];        /* merged, suppressed */
-	pthread_mutex_t qlock;
 	struct trig_hit queue[QUEUE_MAX];
-	uint8_t qcancel[QUEUE_MAX]; /* 1: a record inside it was read */
-	size_t qncancel;            /* how many are 1 */
-	size_t qhead, qlen; /* qlen atomic for a look without the lock */
-	uint64_t overflow, cancelled;
+	size_t qhead, qlen;
+	uint64_t overflow;
 	/* with reader threads (trig_watch_readers): per reader, the time
-	 * before which it has read every record (atomic); a hit is handed
-	 * out once every reader is past its end */
+	 * before which it has read every record (atomic); per ring, its
+	 * notes (notes.c); the rings in a merge (a heap); notes handed over
+	 * and not applied yet (the main thread's); notes applied out of
+	 * order, or lost (atomic); the lock of the handed-over notes */
 	uint64_t *frontier;
 	uint32_t nreaders;
-	/* with reader threads and a runqueue spec (trigger/rqnotes.c, which
-	 * then keeps the counts): per CPU, its ring's notes; per tid, the
-	 * queue the notes put it on; the rings in a merge (a heap); notes
-	 * handed over and not applied yet; notes applied out of order or
-	 * lost; the lock of the handed-over notes */
-	struct rq_journal *notes;
-	uint32_t *note_state;
+	struct note_journal *notes;
 	struct keyheap_ent *note_heap;
 	size_t notes_pending;
 	uint64_t notes_forced, notes_lost;
 	pthread_mutex_t notes_lock;
 };
 
-/* The hot path below is written once and compiled for one reader (no
- * lock, plain counters; inlined into the readers' path, for the one table
- * and for the paged one: watch_around's `fast`) and for reader threads (a
- * lock a stripe of thread ids, atomic counters; out of line in watch.c):
- * `locked` is a constant in each. */
+/* The hot path below is inlined into the reader's path, compiled for the
+ * one table and for the paged one (watch_around's `fast`), with runqueue
+ * counts or without (`rq`): each a constant where it is compiled. */
 #define HOT static inline __attribute__((always_inline))
 
 /* The cold paths, out of line in watch.c. */
@@ -195,17 +179,6 @@ void trig_watch_rq_check(struct trig_watch *w, int32_t cpu, int32_t tid,
 			 uint64_t ts, const char *comm);
 struct tstate *trig_watch_paged(struct trig_watch *w, int32_t tid);
 
-/* A hit of spec muted: counted (plainly with one reader). */
-HOT void count_muted(struct trig_watch *w, uint32_t spec)
-{
-	uint64_t *n = &w->muted[w->mute_suppressed[spec]];
-
-	if (w->locked)
-		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
-	else
-		++*n;
-}
-
 /* A wait from start to end: with one latency spec and no comm=, a muted
  * hit of it is counted here, with no call (on hackbench, with a trigger
  * pending, a tenth of the records end such a wait). */
@@ -214,8 +187,8 @@ HOT void hit_latency(struct trig_watch *w, int32_t tid, uint32_t cpu,
 {
 	if (end - start < w->min_latency)
 		return;
-	if (end < __atomic_load_n(&w->lat_mute, __ATOMIC_RELAXED))
-		count_muted(w, w->lat_spec);
+	if (end < w->lat_mute)
+		w->muted[w->mute_suppressed[w->lat_spec]]++;
 	else
 		trig_watch_hit(w, TRIG_LATENCY, TRIG_LATENCY, tid, cpu, start,
 			       end, 'R', comm);
@@ -233,37 +206,25 @@ HOT void hit_blocked(struct trig_watch *w, int32_t tid, uint32_t cpu,
 
 /* Queue q1 (1 + a valid CPU, or the sink) gained a thread, tid. */
 HOT void rq_gain(struct trig_watch *w, uint32_t q1, int32_t tid, uint64_t ts,
-		 const char *comm, bool locked)
+		 const char *comm)
 {
 	struct rq *q = &w->rq1[q1];
-	uint32_t m;
 
-	if (locked)
-		m = __atomic_add_fetch(&q->m, 1, __ATOMIC_RELAXED);
-	else
-		m = ++q->m;
-	if (__builtin_expect(m > __atomic_load_n(&q->width, __ATOMIC_RELAXED),
-			     0))
+	if (__builtin_expect(++q->m > q->width, 0))
 		trig_watch_rq_check(w, (int32_t)q1 - 1, tid, ts, comm);
 }
 
 /* The thread leaves queue q1, the one it was counted on (its rq_cpu1,
- * as read): with one reader, the sink's if none. */
-HOT void rq_leave_from(struct trig_watch *w, struct tstate *t, uint16_t q1,
-		       bool locked)
+ * as read): the sink's if none. */
+HOT void rq_leave_from(struct trig_watch *w, struct tstate *t, uint16_t q1)
 {
-	if (!locked) {
-		w->rq1[q1].m--;
-		t->rq_cpu1 = 0;
-	} else if (q1) {
-		__atomic_sub_fetch(&w->rq1[q1].m, 1, __ATOMIC_RELAXED);
-		t->rq_cpu1 = 0;
-	}
+	w->rq1[q1].m--;
+	t->rq_cpu1 = 0;
 }
 
-HOT void rq_leave(struct trig_watch *w, struct tstate *t, bool locked)
+HOT void rq_leave(struct trig_watch *w, struct tstate *t)
 {
-	rq_leave_from(w, t, t->rq_cpu1, locked);
+	rq_leave_from(w, t, t->rq_cpu1);
 }
 
 /* The state of tid, its line prefetched: looked up before the reader
@@ -292,19 +253,6 @@ HOT struct tstate *tstate_of(struct trig_watch *w, int32_t tid)
 	return tstate_in(w->table, tid);
 }
 
-/* Locks tid's stripe with `locked`. */
-HOT void hold(struct trig_watch *w, int32_t tid, bool locked)
-{
-	if (locked)
-		pthread_mutex_lock(&w->stripes[(uint32_t)tid % STRIPES].lock);
-}
-
-HOT void release(struct trig_watch *w, int32_t tid, bool locked)
-{
-	if (locked)
-		pthread_mutex_unlock(&w->stripes[(uint32_t)tid % STRIPES].lock);
-}
-
 /* The slow paths, out of line in watch.c: a record out of time order
  * with the thread's others, or an episode long enough to check. */
 void trig_watch_slow_out(struct trig_watch *w, struct tstate *t, int32_t tid,
@@ -317,19 +265,6 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 			uint32_t cpu, uint64_t ts, uint64_t prev_in,
 			const char *comm);
 
-/* With reader threads: a record of a thread with a hit held (COLD_HELD)
- * is looked at against it, under the thread's stripe lock, before it is
- * handled (watch.c). */
-void trig_watch_held_look(struct trig_watch *w, struct tstate *t,
-			  int32_t tid, uint64_t ts, char ends);
-
-HOT void held_look(struct trig_watch *w, struct tstate *t, int32_t tid,
-		   uint64_t ts, char ends, bool locked)
-{
-	if (locked && __builtin_expect(t->cold & COLD_HELD, 0))
-		trig_watch_held_look(w, t, tid, ts, ends);
-}
-
 /* prev_state as the watch tells it apart: 'R' (running: preempted),
  * 'S', 'D', 0 (other). */
 HOT uint8_t out_state(int64_t st)
@@ -341,14 +276,12 @@ HOT uint8_t out_state(int64_t st)
 
 /* The thread was woken or preempted onto the queue of CPU qcpu. */
 HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
-		  int32_t qcpu, uint64_t ts, const char *comm, bool locked)
+		  int32_t qcpu, uint64_t ts, const char *comm)
 {
-	if (locked && w->notes)
-		return; /* the queues from the notes (rqnotes.c) */
 	if ((uint32_t)qcpu < w->rq_cpus) {
-		rq_leave(w, t, locked);
+		rq_leave(w, t);
 		t->rq_cpu1 = (uint16_t)(qcpu + 1);
-		rq_gain(w, t->rq_cpu1, tid, ts, comm, locked);
+		rq_gain(w, t->rq_cpu1, tid, ts, comm);
 	}
 }
 
@@ -357,13 +290,10 @@ HOT void runnable(struct trig_watch *w, struct tstate *t, int32_t tid,
  * cost a few compares and stores each; an off-CPU episode that may pass
  * a threshold is checked when its switch-in is read. */
 HOT void on_waking(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_wakeup *r, struct tstate *t, bool locked,
-		   bool rq)
+		   const struct btr_wakeup *r, struct tstate *t, bool rq)
 {
 	uint64_t ts = r->h.ts;
 
-	hold(w, r->pid, locked);
-	held_look(w, t, r->pid, ts, 'W', locked);
 	if (__builtin_expect(ts >= t->out && t->out >= t->in &&
 			     t->wake <= t->out, 1)) {
 		/* off the CPU since its switch-out, read before: its waking */
@@ -373,70 +303,59 @@ HOT void on_waking(struct trig_watch *w, uint32_t cpu,
 			hit_blocked(w, r->pid, cpu, t->out, ts,
 				    t->out_raw == STATE_D ? 'D' : 'S', r->comm);
 		if (rq)
-			runnable(w, t, r->pid, r->target_cpu, ts, r->comm,
-				 locked);
+			runnable(w, t, r->pid, r->target_cpu, ts, r->comm);
 	} else {
 		trig_watch_slow_wake(w, t, r->pid, cpu, r->target_cpu, ts,
 				     r->comm);
 	}
-	release(w, r->pid, locked);
 }
 
 HOT void switch_out(struct trig_watch *w, uint32_t cpu,
-		    const struct btr_switch *r, struct tstate *t, bool locked,
-		    bool rq)
+		    const struct btr_switch *r, struct tstate *t, bool rq)
 {
 	uint64_t ts = r->h.ts;
 	/* preempted (or running), on a CPU whose queue is counted */
 	bool queued = !(r->prev_state & ~(int64_t)STATE_PREEMPTED) &
 		      (cpu < w->rq_cpus);
 
-	hold(w, r->prev_pid, locked);
-	held_look(w, t, r->prev_pid, ts, 0, locked);
 	if (__builtin_expect(ts >= t->in && t->wake <= ts, 1)) {
 		t->out = ts;
 		t->out_raw = (uint32_t)r->prev_state;
 		/* it ran: counted on no queue, or on this CPU's if preempted;
-		 * with one reader, the sink's otherwise (no branch on it).
-		 * Without `rq` no thread is on any queue */
+		 * the sink's otherwise (no branch on it). Without `rq` no
+		 * thread is on any queue */
 		if (!rq)
 			; /* no queue counted */
-		else if (!locked && w->rq_cpus) {
+		else if (w->rq_cpus) {
 			uint32_t q1 = (cpu + 1) & -(uint32_t)queued;
 
-			rq_leave(w, t, false);
+			rq_leave(w, t);
 			t->rq_cpu1 = (uint16_t)q1;
-			rq_gain(w, q1, r->prev_pid, ts, r->prev_comm, false);
-		} else if (queued) {
-			runnable(w, t, r->prev_pid, (int32_t)cpu, ts,
-				 r->prev_comm, locked);
+			rq_gain(w, q1, r->prev_pid, ts, r->prev_comm);
 		} else {
-			rq_leave(w, t, locked);
+			rq_leave(w, t);
 		}
 	} else {
 		if (rq)
-			rq_leave(w, t, locked);
+			rq_leave(w, t);
 		trig_watch_slow_out(w, t, r->prev_pid, cpu, ts,
 				    (uint32_t)r->prev_state, r->prev_comm);
 	}
-	release(w, r->prev_pid, locked);
 }
 
 /* The switch-in of the thread whose state is t: its switch-in, its
  * switch-out and the queue it was counted on as they were before this
  * record in prev_in, out and q1 (read from t, perhaps before the
  * switched-out thread's state was written: see on_switch); the rest read
- * from t, which only this thread's own records change. Its stripe held
- * with `locked`. */
+ * from t, which only this thread's own records change. */
 HOT void switch_in_at(struct trig_watch *w, uint32_t cpu,
 		      const struct btr_switch *r, struct tstate *t,
-		      uint64_t prev_in, uint64_t out, uint16_t q1, bool locked,
-		      bool rq)
+		      uint64_t prev_in, uint64_t out, uint16_t q1, bool rq)
 {
 	uint64_t ts = r->h.ts;
 
 	if (rq)
-		rq_leave_from(w, t, q1, locked);
+		rq_leave_from(w, t, q1);
 	if (ts > prev_in)
 		t->in = ts;
 	/* its switch-out read before (out > prev_in: a thread never seen
@@ -456,7 +375,7 @@ HOT void switch_in_at(struct trig_watch *w, uint32_t cpu,
 			start = wake;
 		if (ts - start < w->min_off && out > prev_in)
 			; /* neither a wait nor a sleep as long */
-		else if (!locked && out > prev_in && ts >= out &&
+		else if (out > prev_in && ts >= out &&
 			 !(t->cold & COLD_AHEAD) &&
 			 (preempted || (wake >= out && wake <= ts)))
 			/* the common long wait: in order, its start read, no
@@ -472,57 +391,45 @@ HOT void switch_in_at(struct trig_watch *w, uint32_t cpu,
 	}
 }
 
-HOT void switch_in(struct trig_watch *w, uint32_t cpu,
-		   const struct btr_switch *r, struct tstate *t, bool locked,
-		   bool rq)
+HOT void on_free(struct trig_watch *w, struct tstate *t)
 {
-	hold(w, r->next_pid, locked);
-	held_look(w, t, r->next_pid, r->h.ts, 'I', locked);
-	switch_in_at(w, cpu, r, t, t->in, t->out, t->rq_cpu1, locked, rq);
-	release(w, r->next_pid, locked);
-}
-
-HOT void on_free(struct trig_watch *w, int32_t tid, struct tstate *t,
-		 bool locked)
-{
-	hold(w, tid, locked);
-	rq_leave(w, t, locked);
+	rq_leave(w, t);
 	/* the tid may be reused, and the sweep finds a page of freed
 	 * threads zero: the cold part holds nothing where its marks are
 	 * clear (episode_done zeroes it whole), and is not touched then */
 	if (t->cold)
 		memset(COLD(w, t), 0, sizeof(struct tcold));
 	memset(t, 0, sizeof(*t));
-	release(w, tid, locked);
 }
 
 HOT void on_switch(struct trig_watch *w, uint32_t cpu,
 		   const struct btr_switch *sw, const struct trig_pre *p,
-		   bool locked, bool rq)
+		   bool rq)
 {
-	/* With one reader, next's state is read before prev's is written:
-	 * its loads first, then the stores to prev's line (same fields, at
-	 * another address), then switch_in on what was read. Read after
-	 * those stores, as switch_out then switch_in do, the first load of
-	 * next's line was the watch's costliest instruction on hackbench,
-	 * prefetched or not (a prefetch some records ahead did not change
-	 * it): this order read 0.973x of the reader's CPU of that one (95%
-	 * interval 0.947 to 1.000), 8 rounds side by side, both with the
-	 * three triggers. */
-	if (!locked && p->t[1] && p->t[0] != p->t[1]) {
-		struct tstate *n = p->t[1];
+	/* next's state is read before prev's is written: its loads first,
+	 * then the stores to prev's line (same fields, at another address),
+	 * then switch_in on what was read. Read after those stores, as
+	 * switch_out then switch_in do, the first load of next's line was
+	 * the watch's costliest instruction on hackbench, prefetched or not
+	 * (a prefetch some records ahead did not change it): this order
+	 * read 0.973x of the reader's CPU of that one (95% interval 0.947 to
+	 * 1.000), 8 rounds side by side, both with the three triggers. A
+	 * switch from a thread to itself is both, in that order. */
+	struct tstate *n = p->t[1];
+
+	if (n && p->t[0] != n) {
 		uint64_t in = n->in, out = n->out;
 		uint16_t q1 = n->rq_cpu1;
 
 		if (p->t[0])
-			switch_out(w, cpu, sw, p->t[0], locked, rq);
-		switch_in_at(w, cpu, sw, n, in, out, q1, false, rq);
+			switch_out(w, cpu, sw, p->t[0], rq);
+		switch_in_at(w, cpu, sw, n, in, out, q1, rq);
 		return;
 	}
 	if (p->t[0])
-		switch_out(w, cpu, sw, p->t[0], locked, rq);
-	if (p->t[1])
-		switch_in(w, cpu, sw, p->t[1], locked, rq);
+		switch_out(w, cpu, sw, p->t[0], rq);
+	if (n)
+		switch_in_at(w, cpu, sw, n, n->in, n->out, n->rq_cpu1, rq);
 }
 
 #endif
