@@ -61,8 +61,8 @@ struct tcold {
 	uint64_t p_out; /* the episode's switch-out (0: unread) */
 	uint64_t p_in;  /* its switch-in (0: no episode kept) */
 	/* a waking read while, as read, the thread was still in the sleep
-	 * that `wake` ended: of a later sleep, whose switch-out is in a ring
-	 * another reader has not read yet (0: none) */
+	 * that `wake` ended: of a later sleep, whose switch-out is still
+	 * unread (committed late; 0: none) */
 	uint64_t ahead;
 	/* of p_out: 'R' (preempted), 'S', 'D', 0 other; P_AFTER: p_out is
 	 * no switch-out but a switch-in of the thread read since, before
