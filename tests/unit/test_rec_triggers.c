@@ -127,6 +127,9 @@ static void test_stop_merges(void)
 	CHECK_EQ_I64(attribute(&trailer, "bpftrace_rec.triggers_fired"), 1);
 	CHECK_EQ_I64(attribute(&trailer, "bpftrace_rec.triggers_merged"), 3);
 	CHECK_EQ_I64(attribute(&trailer, "bpftrace_rec.triggers_suppressed"), 0);
+	/* one reader: every record watched in time order */
+	CHECK_EQ_I64(attribute(&trailer,
+			       "bpftrace_rec.trigger_records_inexact"), 0);
 	rec_triggers_log(t);
 	rec_triggers_free(t);
 	coll_free(&data);
