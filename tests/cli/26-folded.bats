@@ -168,14 +168,16 @@ sampled_ns() {
 	grep -q '^Off-CPU call sites' <<<"$output"
 	grep -Eq "^ *$t fpstacks +[0-9.]+(us|ms|s) x[0-9]+$" <<<"$output"
 	grep -Eq '^ +[0-9.]+(us|ms|s) x[0-9]+ +[a-z_]*pipe_read < .* \| inner_fn < middle_fn$' <<<"$output"
-	"$BTR" report --json "$W/fp.pb" >"$TMP/r.json"
+	"$BTR" report --json --pid "$t" "$W/fp.pb" >"$TMP/r.json"
 	jq -e --argjson t "$t" '.offcpu_stacks | map(select(.tid == $t)) | .[0] |
 		.comm == "fpstacks" and .samples >= 5 and .offcpu_ns > 0 and
 		(.stacks[0].stack | test("reader_main;outer_fn;middle_fn;inner_fn;-;")) and
 		(.stacks[0].site | test("pipe_read .*[|] inner_fn < middle_fn$")) and
 		.stacks[0].samples >= 5' "$TMP/r.json"
-	# the threads in order of sampled off-CPU time
-	jq -e '.offcpu_stacks | map(.offcpu_ns) | . == (sort | reverse)' "$TMP/r.json"
+	# all the threads, in order of sampled off-CPU time
+	"$BTR" report --json "$W/fp.pb" >"$TMP/all.json"
+	jq -e '.offcpu_stacks | length > 1' "$TMP/all.json"
+	jq -e '.offcpu_stacks | map(.offcpu_ns) | . == (sort | reverse)' "$TMP/all.json"
 }
 
 @test "folded: a PerfSample that cannot be decoded is an error naming the offset" {
