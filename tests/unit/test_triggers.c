@@ -1047,6 +1047,63 @@ static void test_readers_enomem(void)
 	trig_watch_free(w);
 }
 
+/* Notes lost to memory: a reader's list that cannot grow (an RLIMIT_AS
+ * some MiB over what is mapped) loses the notes past it, counts them as
+ * inexact, and the watch goes on: a wait whose waking was noted before
+ * and whose run is noted after, by the other reader, is found. */
+static void test_notes_enomem(void)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *w;
+	struct trig_hit h[4];
+	struct rlimit old, lim;
+	struct btr_wakeup r;
+	struct btr_switch in;
+	const uint32_t ring0 = 0, ring1 = 1;
+	const uint64_t flood = 200000;
+	uint64_t n, lost;
+	rlim_t used;
+
+	CHECK_EQ_I64(trig_spec_parse("latency>20ms", &s, err, sizeof(err)), 0);
+	w = trig_watch_new(&s, 1, 2);
+	if (!w || trig_watch_readers(w, 2)) {
+		CHECK(!"trig_watch_readers");
+		trig_watch_free(w);
+		return;
+	}
+	r = wk(1 * MS, 7, 1);
+	trig_watch_record(w, 0, &r, sizeof(r));
+	used = mapped_bytes();
+	CHECK(used > 0);
+	if (!used || getrlimit(RLIMIT_AS, &old)) {
+		trig_watch_free(w);
+		return;
+	}
+	lim = old;
+	lim.rlim_cur = used + ((rlim_t)16 << 20);
+	CHECK_EQ_I64(setrlimit(RLIMIT_AS, &lim), 0);
+	/* 200000 notes of 88 bytes: the list's doubling past 131072 (11 MiB
+	 * to 22) is refused */
+	for (n = 0; n < flood; n++) {
+		r = wk(2 * MS + n, 9, 0);
+		trig_watch_record(w, 0, &r, sizeof(r));
+	}
+	CHECK_EQ_I64(setrlimit(RLIMIT_AS, &old), 0);
+	in = sw(50 * MS, 0, 0, 7);
+	trig_watch_record(w, 1, &in, sizeof(in));
+	trig_watch_frontier(w, 0, UINT64_MAX, &ring0, 1);
+	trig_watch_frontier(w, 1, UINT64_MAX, &ring1, 1);
+	CHECK_EQ_I64(take(w, h, 4), 1);
+	CHECK_EQ_I64(h[0].tid, 7);
+	CHECK(h[0].start == 1 * MS && h[0].end == 50 * MS);
+	lost = trig_watch_inexact(w);
+	fprintf(stderr, "notes lost to memory: %llu of %llu\n",
+		(unsigned long long)lost, (unsigned long long)flood);
+	CHECK(lost > 0 && lost < flood);
+	trig_watch_free(w);
+}
+
 int main(void)
 {
 	RUN(test_spec);
@@ -1061,6 +1118,7 @@ int main(void)
 	RUN(test_runqueue);
 	RUN(test_notes);
 	RUN(test_readers_enomem);
+	RUN(test_notes_enomem);
 	RUN(test_mute);
 	RUN(test_free_read_ahead);
 	RUN(test_sweep);

@@ -134,10 +134,9 @@ static void take_shared(struct trig_watch *w)
 		struct note_journal *j = &w->notes[c];
 		size_t k = j->shared.n;
 
-		if (!k)
+		if (!k) /* (mine is compacted after each apply: a list
+			  * watched whole is empty, head 0) */
 			continue;
-		if (j->head == j->mine.n)
-			j->head = j->mine.n = 0;
 		if (move_notes(&j->mine, &j->shared)) {
 			w->notes_pending += k;
 		} else {

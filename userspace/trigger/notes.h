@@ -7,7 +7,7 @@
  * notes over with its frontier, and the main thread merges them in time
  * order once every reader is past them and watches them as one reader
  * reading every ring in time order does: the same hits. Internal to
- * trigger/watch.c. */
+ * trigger/watch.c (tests read its bound). */
 #ifndef BTR_TRIGGER_NOTES_H
 #define BTR_TRIGGER_NOTES_H
 
