@@ -25,7 +25,8 @@
 # the reader's CPU.
 #
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
-# main's build before triggers). Environment: OUT (build folder), BTR_BIN,
+# main's build before triggers); BASE_TRIGGERS=1 gives the baseline the
+# three triggers too, to compare two builds of the watch. Environment: OUT (build folder), BTR_BIN,
 # MODE (side, the default, or alone), REC_ARGS (options both recorders
 # take, e.g. "--readers 2"), ROUNDS (default 8), WORKLOADS (default
 # "pipe hackbench"), BUFFER, PIPE_LOOPS
@@ -88,7 +89,7 @@ proc_cpu() {
 start_rec() {
 	local kind=$1 bin=$BIN args=() _ pid=
 	[ "$kind" = base ] && bin=$BASE
-	[ "$kind" = triggers ] && args=("${TRIGGERS[@]}")
+	[ "$kind" = triggers ] || [ "${BASE_TRIGGERS:-0}" = 1 ] && args=("${TRIGGERS[@]}")
 	"$bin" "${args[@]}" ${EXTRA[@]+"${EXTRA[@]}"} -b "$BUFFER" -o "$WORK/$kind.pb" >"$WORK/$kind.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do

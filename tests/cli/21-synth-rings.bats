@@ -29,6 +29,12 @@ check_readers() {
 	[ "$(kv ring_size)" = 262144 ] # the budget's floor at 256 CPUs
 	[ "$(kv order_errors)" = 0 ]
 	[ "$(kv rings_unbalanced)" = 0 ]
+	# reader threads: each pass begun (the recorder warms its watch
+	# there) is a pass done
+	if [ "$1" -gt 1 ]; then
+		[ "$(kv passes)" -gt 0 ]
+		[ "$(kv passes_unpaired)" = 0 ]
+	fi
 	local att read drop
 	att=$(kv attempted) read=$(kv read) drop=$(kv dropped)
 	[ "$read" -gt 100000 ]

@@ -80,6 +80,7 @@ struct sreader {
 	_Alignas(64) struct synth *s;
 	uint32_t id;
 	uint64_t read, lost_carried, order_errors;
+	uint64_t begun, done; /* passes: pass_begin's calls, pass_done's */
 };
 
 struct synth {
@@ -95,6 +96,7 @@ struct synth {
 		_Alignas(64) uint64_t v; /* a line each: rings of other readers */
 	} *next; /* per ring: the sequence number expected next */
 	uint64_t read, lost_carried, order_errors; /* summed at the end */
+	uint64_t passes, passes_unpaired; /* summed: begun, |begun - done| */
 	struct bundle_enc **enc;
 	struct central *buf;
 	int encode; /* atomic: the readers look at it */
@@ -144,6 +146,15 @@ static int on_record(void *ctx, uint32_t ring, const void *rec, size_t len)
 		       : 0;
 }
 
+/* The start of a reader's pass: counted, to check that each pass has
+ * one, as the recorder's warming of its watch needs. */
+static void pass_begin(void *ctx)
+{
+	struct sreader *r = ctx;
+
+	bump(&r->begun, 1);
+}
+
 /* The end of a reader's pass: its rings' encoders emit what they hold. */
 static int pass_done(void *ctx, int records)
 {
@@ -152,6 +163,7 @@ static int pass_done(void *ctx, int records)
 	const uint32_t *rings = readers_rings(r->s->readers, r->id, &n);
 	int e = 0;
 
+	bump(&r->done, 1);
 	if (!records || !__atomic_load_n(&r->s->encode, __ATOMIC_RELAXED))
 		return 0;
 	for (i = 0; i < n && !e; i++)
@@ -174,7 +186,12 @@ static void sum_readers(struct synth *s)
 	uint32_t k;
 
 	s->read = s->lost_carried = s->order_errors = 0;
+	s->passes = s->passes_unpaired = 0;
 	for (k = 0; k < s->nreaders; k++) {
+		uint64_t b = peek(&s->rd[k].begun), d = peek(&s->rd[k].done);
+
+		s->passes += b;
+		s->passes_unpaired += b > d ? b - d : d - b;
 		s->read += peek(&s->rd[k].read);
 		s->lost_carried += peek(&s->rd[k].lost_carried);
 		s->order_errors += peek(&s->rd[k].order_errors);
@@ -241,7 +258,8 @@ static uint64_t capacity(const struct synth *s, uint32_t ring)
 
 static int start_readers(struct synth *s)
 {
-	const struct readers_ops ops = { false, on_record, pass_done, commit };
+	const struct readers_ops ops = { false, on_record, pass_done, commit,
+					 pass_begin };
 	void **ctx = calloc(s->nreaders, sizeof(*ctx));
 	char err[256];
 	uint32_t k;
@@ -403,7 +421,8 @@ static int mode_check(struct synth *s, uint32_t rounds)
 	printf("readers=%u rings=%u ring_size=%llu attempted=%llu written=%llu read=%llu "
 	       "dropped=%llu discarded=%llu lost_carried=%llu lost_pending=%llu "
 	       "order_errors=%llu rings_unbalanced=%llu budget_kib=%llu "
-	       "pss_kib=%ld\n", s->nreaders, s->n,
+	       "pss_kib=%ld passes=%llu passes_unpaired=%llu\n", s->nreaders,
+	       s->n,
 	       (unsigned long long)s->sizes[0], (unsigned long long)t.seq,
 	       (unsigned long long)t.written, (unsigned long long)s->read,
 	       (unsigned long long)t.dropped, (unsigned long long)t.discarded,
@@ -411,10 +430,12 @@ static int mode_check(struct synth *s, uint32_t rounds)
 	       (unsigned long long)t.pending,
 	       (unsigned long long)s->order_errors, (unsigned long long)bad,
 	       (unsigned long long)(s->b.memory >> 10),
-	       status_kib("/proc/self/smaps_rollup", "Pss"));
+	       status_kib("/proc/self/smaps_rollup", "Pss"),
+	       (unsigned long long)s->passes,
+	       (unsigned long long)s->passes_unpaired);
 	return t.seq == s->read + t.dropped + t.discarded && t.written == s->read &&
 	       t.dropped == s->lost_carried + t.pending && !s->order_errors &&
-	       !bad ? 0 : 1;
+	       !bad && !s->passes_unpaired ? 0 : 1;
 }
 
 /* What merged drains handed out: how many, the last time, how many came

@@ -237,6 +237,43 @@ static void test_preempt_and_comm(void)
 	trig_watch_free(wt);
 }
 
+/* The warming before a reader's pass (trig_watch_warm) changes no hit,
+ * with the one table or the paged one, with tids it must not look up
+ * (0, the idle tasks; one past the kernel's limit) among those read: a
+ * preempted thread's 29 ms wait fires, its 1 ms one does not. */
+static void warm_with(bool paged)
+{
+	struct trig_spec s;
+	char err[128];
+	struct trig_watch *wt;
+	struct trig_hit h[4];
+	struct btr_switch recs[] = {
+		sw(1 * MS, 7, 0x100, 8), sw(2 * MS, 8, 1, 0),
+		sw(3 * MS, 0, 0, (1 << 22) + 1), sw(30 * MS, 9, 0x100, 7),
+		sw(31 * MS, 7, 0x100, 8), sw(32 * MS, 8, 0x100, 7),
+	};
+	size_t i;
+
+	CHECK_EQ_I64(trig_spec_parse("latency>20ms", &s, err, sizeof(err)), 0);
+	wt = watch_made(&s, 1, 2, paged);
+	trig_watch_warm(wt); /* nothing read yet */
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		FEED(wt, 0, recs[i]);
+		trig_watch_warm(wt);
+	}
+	CHECK_EQ_I64(take(wt, h, 4), 1);
+	CHECK_EQ_I64(h[0].tid, 7);
+	CHECK(h[0].start == 1 * MS && h[0].end == 30 * MS);
+	trig_watch_free(wt);
+}
+
+static void test_warm(void)
+{
+	trig_watch_warm(NULL); /* no watch: nothing to do */
+	warm_with(false);
+	warm_with(true);
+}
+
 /* Wakings that come in the way of a wait or a sleep:
  * - a thread preempted (R+) while its state was S can still be woken: it
  *   waited to run from its preemption (5 ms), not from that waking;
@@ -1111,6 +1148,7 @@ int main(void)
 	RUN(test_stale_waking);
 	RUN(test_long_then_short);
 	RUN(test_preempt_and_comm);
+	RUN(test_warm);
 	RUN(test_wakings_in_the_way);
 	RUN(test_waking_ahead);
 	RUN(test_stale_ahead);

@@ -92,6 +92,8 @@ static int reader_pass(struct reader *t)
 	struct readers *rd = t->rd;
 	int n, e;
 
+	if (rd->ops.pass_begin)
+		rd->ops.pass_begin(t->ctx);
 	if (rd->ops.time_order)
 		n = rings_drain_merged(rd->rs, t->rings, t->nrings, t->heap,
 				       rd->ops.on_record, t->ctx);

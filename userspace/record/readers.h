@@ -34,6 +34,8 @@ struct readers_ops {
 	int (*pass_done)(void *ctx, int records);
 	/* Commit the reader's partly filled chunks (a sync, or its end). */
 	void (*commit)(void *ctx);
+	/* Optional: before each drain pass, on the reader's thread. */
+	void (*pass_begin)(void *ctx);
 };
 
 struct readers;

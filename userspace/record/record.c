@@ -394,6 +394,13 @@ static int take_handoff(struct recorder *r)
 /* After a reader's pass: on the main thread (one reader, or none running)
  * its tids go to the process tree now; a reader thread hands them over
  * with its counts. */
+static void reader_pass_begin(void *ctx)
+{
+	struct reader_ctx *rc = ctx;
+
+	trig_watch_warm(rc->r->watch);
+}
+
 static int reader_pass_done(void *ctx, int records)
 {
 	struct reader_ctx *rc = ctx;
@@ -532,7 +539,7 @@ static int setup(struct recorder *r)
 		.on_record = on_record,
 	};
 	struct readers_ops ops = { false, on_record, reader_pass_done,
-				   reader_commit };
+				   reader_commit, NULL };
 	void **ctxs;
 	char err[256];
 	uint32_t cpu, k;
@@ -627,6 +634,8 @@ static int setup(struct recorder *r)
 	 * (a waking in the waker's CPU's, its run in its own). Reader threads
 	 * note the records instead, and the main thread merges the notes */
 	ops.time_order = r->watch != NULL && r->nreaders <= 1;
+	if (ops.time_order)
+		ops.pass_begin = reader_pass_begin;
 	r->readers = readers_new(capture_rings(r->cap), r->nreaders, &ops,
 				 ctxs, err, sizeof(err));
 	free(ctxs);

@@ -693,3 +693,17 @@ void trig_watch_slow_in(struct trig_watch *w, struct tstate *t, int32_t tid,
 	if (prev_in && ts - prev_in >= w->min_off)
 		episode_keep(w, t, 0, 0, ts, t->wake > prev_in && t->wake <= ts);
 }
+
+void trig_watch_warm(struct trig_watch *w)
+{
+	uint32_t i;
+
+	if (!w || !w->table)
+		return;
+	for (i = 0; i < RECENT_SET; i++) {
+		int32_t tid = w->recent[i];
+
+		if ((uint32_t)tid - 1 < TID_MAX - 1)
+			__builtin_prefetch(&w->table[tid], 1);
+	}
+}

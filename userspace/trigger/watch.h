@@ -110,12 +110,16 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	/* the most common first, alone: a switch, then a waking */
 	if (type == BTR_REC_SWITCH && len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
+		w->recent[((const struct btr_switch *)rec)->next_pid &
+			  (RECENT_SET - 1)] =
+			((const struct btr_switch *)rec)->next_pid;
 		e = enc.sw(ctx, rec);
 		return e ? e : watched(w, cpu, rec, &p, true, rq);
 	}
 	if (type == BTR_REC_WAKING && len >= sizeof(*wk)) {
 		p.t[0] = fast ? tstate_in(w->table, wk->pid)
 			      : tstate_of(w, wk->pid);
+		w->recent[wk->pid & (RECENT_SET - 1)] = wk->pid;
 		e = enc.wk(ctx, wk);
 		return e || !p.t[0] ? e
 				    : watched(w, cpu, rec, &p, false, rq);
@@ -237,6 +241,11 @@ void trig_watch_frontier(struct trig_watch *w, uint32_t reader, uint64_t ts,
  * behind the others had handed over its older ones) or not at all (out
  * of memory): 0 when the hits are one reader's. */
 uint64_t trig_watch_inexact(struct trig_watch *w);
+
+/* Before a reader's pass: the state lines of the threads read of late
+ * start loading (between two passes the load ran, and took them out of
+ * the cache). */
+void trig_watch_warm(struct trig_watch *w);
 
 /* Moves up to max queued hits into out, oldest first; returns how many.
  * *overflow (added to) counts hits the queue had no room for. With

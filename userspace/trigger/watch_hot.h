@@ -33,6 +33,7 @@ struct trig_pre {
 #define PATH_FAST 0 /* trig_watch.path */
 #define PATH_LEAN 1
 #define PATH_ANY 2
+#define RECENT_SET 256u
 #define PATH_NOTE 3 /* reader threads: the records noted (notes.h) */
 
 /* One thread's state, in two parts. What the handling of every record
@@ -137,6 +138,9 @@ struct trig_watch {
 	 * here too; else lat_spec UINT32_MAX, lat_mute 0 */
 	uint64_t lat_mute;
 	uint32_t lat_spec;
+	/* the threads whose records were read of late, by tid's low bits
+	 * (trig_watch_warm) */
+	int32_t recent[RECENT_SET];
 	struct tstate *pages[TID_MAX >> PAGE_SHIFT];
 	size_t cold_off; /* COLD: TABLE_BYTES / 2, or PAGE_BYTES / 2 */
 	size_t sweep_at; /* the next page trig_watch_sweep looks at */
