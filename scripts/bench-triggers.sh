@@ -26,8 +26,8 @@
 #
 # The baseline is the same binary without --trigger, or BTR_BIN_BASE (e.g.
 # main's build before triggers); BASE_TRIGGERS=1 gives the baseline the
-# three triggers too, to compare two builds of the watch. Environment: OUT (build folder), BTR_BIN,
-# MODE (side, the default, or alone), REC_ARGS (options both recorders
+# three triggers too, to compare two builds of the watch. Environment:
+# OUT (build folder), BTR_BIN, MODE (side, the default, or alone), REC_ARGS (options both recorders
 # take, e.g. "--readers 2"), ROUNDS (default 8), WORKLOADS (default
 # "pipe hackbench"), BUFFER, PIPE_LOOPS
 # (default 500000), HACKBENCH_ARGS (default -g 4 -l 5000: with -l 1000 a

@@ -391,9 +391,8 @@ static int take_handoff(struct recorder *r)
 	return e ? e : procfs_flush(r->procs);
 }
 
-/* After a reader's pass: on the main thread (one reader, or none running)
- * its tids go to the process tree now; a reader thread hands them over
- * with its counts. */
+/* Before a reader's pass (one reader, with a watch): the states of the
+ * threads read of late start loading. */
 static void reader_pass_begin(void *ctx)
 {
 	struct reader_ctx *rc = ctx;
@@ -401,6 +400,9 @@ static void reader_pass_begin(void *ctx)
 	trig_watch_warm(rc->r->watch);
 }
 
+/* After a reader's pass: on the main thread (one reader, or none running)
+ * its tids go to the process tree now; a reader thread hands them over
+ * with its counts. */
 static int reader_pass_done(void *ctx, int records)
 {
 	struct reader_ctx *rc = ctx;

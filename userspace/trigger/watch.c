@@ -700,10 +700,7 @@ void trig_watch_warm(struct trig_watch *w)
 
 	if (!w || !w->table)
 		return;
-	for (i = 0; i < RECENT_SET; i++) {
-		int32_t tid = w->recent[i];
-
-		if ((uint32_t)tid - 1 < TID_MAX - 1)
-			__builtin_prefetch(&w->table[tid], 1);
-	}
+	for (i = 0; i < RECENT_SET; i++)
+		if (tid_tabled(w->recent[i]))
+			__builtin_prefetch(&w->table[w->recent[i]], 1);
 }

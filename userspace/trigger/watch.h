@@ -110,16 +110,15 @@ watch_around(struct trig_watch *w, uint32_t cpu, const void *rec, size_t len,
 	/* the most common first, alone: a switch, then a waking */
 	if (type == BTR_REC_SWITCH && len >= sizeof(struct btr_switch)) {
 		trig_watch_switch_pre(w, rec, &p, fast);
-		w->recent[((const struct btr_switch *)rec)->next_pid &
-			  (RECENT_SET - 1)] =
-			((const struct btr_switch *)rec)->next_pid;
+		note_recent(w, ((const struct btr_switch *)rec)->next_pid,
+			    fast);
 		e = enc.sw(ctx, rec);
 		return e ? e : watched(w, cpu, rec, &p, true, rq);
 	}
 	if (type == BTR_REC_WAKING && len >= sizeof(*wk)) {
 		p.t[0] = fast ? tstate_in(w->table, wk->pid)
 			      : tstate_of(w, wk->pid);
-		w->recent[wk->pid & (RECENT_SET - 1)] = wk->pid;
+		note_recent(w, wk->pid, fast);
 		e = enc.wk(ctx, wk);
 		return e || !p.t[0] ? e
 				    : watched(w, cpu, rec, &p, false, rq);

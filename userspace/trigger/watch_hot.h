@@ -231,6 +231,12 @@ HOT void rq_leave(struct trig_watch *w, struct tstate *t)
 	rq_leave_from(w, t, t->rq_cpu1);
 }
 
+/* A tid the table holds: not 0 (the idle tasks), under the kernel's limit. */
+HOT bool tid_tabled(int32_t tid)
+{
+	return (uint32_t)tid - 1 < TID_MAX - 1;
+}
+
 /* The state of tid, its line prefetched: looked up before the reader
  * encodes the record, used after. NULL for tid 0 (the idle tasks), a tid
  * past the kernel's limit, or out of memory. A new thread's state is all
@@ -240,20 +246,27 @@ HOT struct tstate *tstate_in(struct tstate *table, int32_t tid)
 {
 	struct tstate *t;
 
-	if ((uint32_t)tid - 1 >= TID_MAX - 1)
+	if (!tid_tabled(tid))
 		return NULL;
 	t = &table[(uint32_t)tid];
 	__builtin_prefetch(t, 1);
 	return t;
 }
 
+/* A thread read of late (its state's line warmed before the next pass,
+ * trig_watch_warm): with the one table (`fast`) only, the paged one is
+ * not warmed. */
+HOT void note_recent(struct trig_watch *w, int32_t tid, bool fast)
+{
+	if (fast)
+		w->recent[(uint32_t)tid & (RECENT_SET - 1)] = tid;
+}
+
 /* tstate_in the one table (w->table), or in the paged table. */
 HOT struct tstate *tstate_of(struct trig_watch *w, int32_t tid)
 {
 	if (__builtin_expect(!w->table, 0))
-		return (uint32_t)tid - 1 >= TID_MAX - 1
-			       ? NULL
-			       : trig_watch_paged(w, tid);
+		return tid_tabled(tid) ? trig_watch_paged(w, tid) : NULL;
 	return tstate_in(w->table, tid);
 }
 
